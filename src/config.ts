@@ -1,0 +1,63 @@
+/**
+ * Tariff's configuration, read and validated once at start-up. This is the only module that reads
+ * `process.env`; everything else receives a {@link TariffConfig}.
+ */
+
+/** How requests are authenticated. `noauth` is CloudKitty's `auth_strategy = noauth`. */
+export type AuthStrategy = 'noauth' | 'keystone';
+
+/** The validated configuration of one Tariff process. */
+export interface TariffConfig {
+  /** Address the HTTP server binds to (`TARIFF_HOST`, default `127.0.0.1`). */
+  host: string;
+  /** TCP port (`TARIFF_PORT`, default 8889: CloudKitty's port). */
+  port: number;
+  /**
+   * Database URL (`TARIFF_DATABASE_URL`): `sqlite:<path>` (default `sqlite:./data/tariff.db`),
+   * `postgres://...` or `mysql://...`.
+   */
+  databaseUrl: string;
+  /** Authentication strategy (`TARIFF_AUTH`, default `noauth`). */
+  auth: AuthStrategy;
+  /** pino log level (`TARIFF_LOG_LEVEL`, default `info`). */
+  logLevel: string;
+  /** Largest accepted configuration request body in bytes (1 MiB, api.md §1). */
+  bodyLimitBytes: number;
+}
+
+/** Thrown when an environment variable holds a value Tariff cannot use; the message names it. */
+export class ConfigurationError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Reads the configuration from environment variables.
+ *
+ * @param environment - the variables to read, `process.env` by default.
+ * @throws ConfigurationError when a variable is set to an invalid value.
+ */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): TariffConfig {
+  const port = Number(environment.TARIFF_PORT ?? '8889');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigurationError(`TARIFF_PORT must be a TCP port number, got '${environment.TARIFF_PORT}'`);
+  }
+  const auth = environment.TARIFF_AUTH ?? 'noauth';
+  if (auth !== 'noauth' && auth !== 'keystone') {
+    throw new ConfigurationError(`TARIFF_AUTH must be 'noauth' or 'keystone', got '${auth}'`);
+  }
+  if (auth === 'keystone') {
+    throw new ConfigurationError('TARIFF_AUTH=keystone is not available yet; use noauth');
+  }
+  const logLevel = environment.TARIFF_LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigurationError(`TARIFF_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  }
+  return {
+    host: environment.TARIFF_HOST ?? '127.0.0.1',
+    port,
+    databaseUrl: environment.TARIFF_DATABASE_URL ?? 'sqlite:./data/tariff.db',
+    auth,
+    logLevel,
+    bodyLimitBytes: 1024 * 1024,
+  };
+}

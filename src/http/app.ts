@@ -1,0 +1,92 @@
+/**
+ * Builds the Fastify application: CloudKitty's wire conventions (trailing slashes, JSON bodies on
+ * DELETE, WSME faults, OpenStack request ids), the OpenAPI document and the rating routes under
+ * `/v1/rating` and its alias `/v1/billing`.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TariffConfig } from '../config.js';
+import type { Database } from '../database/connection.js';
+import { BadRequestError } from '../rating/common/errors.js';
+import { installFaultHandling } from './faults.js';
+import { registerRootRoutes } from './root.js';
+import { ratingRoutes } from '../rating/routes.js';
+
+/** What {@link buildApp} needs. */
+export interface AppDependencies {
+  config: TariffConfig;
+  database: Database;
+  /** pino options, `false` to silence (tests); default: JSON logs at `config.logLevel`. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The application type: Fastify with TypeBox-typed routes. */
+export type TariffApp = FastifyInstance;
+
+const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Creates the application; the caller listens (or injects) and closes it. The database stays the
+ * caller's to close.
+ */
+export async function buildApp({ config, database, logger }: AppDependencies): Promise<TariffApp> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // OpenStack request ids: `req-<uuid>`, taken from the caller when well-formed.
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-openstack-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${randomUUID()}`;
+    },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false, verbose: true, strict: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installFaultHandling(app);
+  installJsonBodies(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Openstack-Request-Id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Tariff rating API',
+        description: "OpenStack CloudKitty's rating configuration API (hashmap, pyscripts), served by Tariff.",
+        version: '1',
+      },
+    },
+  });
+
+  registerRootRoutes(app);
+  await app.register(ratingRoutes, { prefix: '/v1/rating', database, hidden: false });
+  await app.register(ratingRoutes, { prefix: '/v1/billing', database, hidden: true });
+  return app;
+}
+
+/**
+ * JSON is the only body type: an empty body is no body (the client sends
+ * `Content-Type: application/json` on GET and DELETE without one), malformed JSON is a 400 fault,
+ * and a write with any other content type is refused by Fastify with 415.
+ */
+function installJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body !== 'string' || body.trim() === '') return done(null, undefined);
+    parseJson(request, body, (error, value) => {
+      if (error) done(new BadRequestError(`Request is not in valid JSON format: ${error.message}`), undefined);
+      else done(null, value);
+    });
+  });
+  // DELETE may carry its arguments in a body or not at all: validate an absent body as `{}`.
+  app.addHook('preValidation', async (request) => {
+    if (request.method === 'DELETE' && request.body === undefined) request.body = {};
+  });
+}

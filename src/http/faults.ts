@@ -1,0 +1,137 @@
+/**
+ * Turns every error into CloudKitty's WSME fault body
+ * `{"faultcode": "Client"|"Server", "faultstring": "<message>", "debuginfo": null}`, and answers
+ * unknown routes with 404 and known routes called with the wrong method with 405.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequestError, TariffError, invalidInput } from '../rating/common/errors.js';
+
+/** The WSME fault body. */
+export interface Fault {
+  faultcode: 'Client' | 'Server';
+  faultstring: string;
+  debuginfo: null;
+}
+
+/** Builds the fault body for a status and message. */
+export function faultBody(status: number, message: string): Fault {
+  return { faultcode: status < 500 ? 'Client' : 'Server', faultstring: message, debuginfo: null };
+}
+
+/** Sends a fault; used by the handlers below and by plugins that answer early. */
+export function sendFault(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(faultBody(status, message));
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  data?: unknown;
+  parentSchema?: { enum?: unknown[]; maxLength?: number; minLength?: number; 'x-format'?: string };
+}
+
+/** Route config key: the WSME argument name used in `Unknown attribute for argument {name}`. */
+export interface FaultRouteConfig {
+  bodyName?: string;
+}
+
+const JSON_TYPE_NAMES: Record<string, string> = {
+  string: 'str',
+  number: 'float',
+  integer: 'int',
+  boolean: 'bool',
+  object: 'dict',
+  array: 'list',
+  null: 'None',
+};
+
+function jsonTypeName(value: unknown): string {
+  if (value === null) return 'None';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  return JSON_TYPE_NAMES[typeof value] ?? typeof value;
+}
+
+/**
+ * Words one JSON-schema validation failure the way CloudKitty (WSME) does, naming the attribute
+ * and the offending value.
+ */
+export function validationMessage(error: AjvError, context: string, bodyName: string): BadRequestError {
+  const attribute = error.instancePath.split('/').filter(Boolean).pop();
+  const data = error.data;
+  const schema = error.parentSchema ?? {};
+  switch (error.keyword) {
+    case 'required':
+      return invalidInput(String(error.params.missingProperty), undefined, 'Mandatory field missing.');
+    case 'additionalProperties':
+      return context === 'body'
+        ? new BadRequestError(`Unknown attribute for argument ${bodyName}: ${String(error.params.additionalProperty)}`)
+        : new BadRequestError(`Unknown argument: "${String(error.params.additionalProperty)}"`);
+    case 'type': {
+      if (!attribute) return new BadRequestError(`Invalid input for argument ${bodyName}: the request body must be a JSON object.`);
+      const expected = String(error.params.type).split(',').map((type) => JSON_TYPE_NAMES[type] ?? type).join(' or ');
+      return invalidInput(attribute, data, `Wrong type. Expected '${expected}', got '${jsonTypeName(data)}'`);
+    }
+    case 'enum':
+      return invalidInput(attribute ?? bodyName, data, `Value should be one of: ${(schema.enum ?? []).join(', ')}`);
+    case 'maxLength':
+      return invalidInput(attribute ?? bodyName, data, `Value should have a maximum character requirement of ${schema.maxLength}`);
+    case 'minLength':
+      return invalidInput(attribute ?? bodyName, data, `Value should have a minimum character requirement of ${schema.minLength}`);
+    case 'pattern':
+      return invalidInput(attribute ?? bodyName, data, schema['x-format'] === 'uuid' ? 'Value is not a valid UUID.' : 'Value has an invalid format.');
+    default:
+      return invalidInput(attribute ?? bodyName, data, `Invalid value (${error.keyword}).`);
+  }
+}
+
+/** Known route patterns by method, to tell 405 from 404. */
+interface KnownRoute {
+  pattern: RegExp;
+  methods: Set<string>;
+}
+
+/**
+ * Installs the error handler, the not-found/method-not-allowed handler and the route registry
+ * behind them. Call before routes are registered.
+ */
+export function installFaultHandling(app: FastifyInstance): void {
+  const known = new Map<string, KnownRoute>();
+  app.addHook('onRoute', (route) => {
+    const url = route.url.replace(/\/+$/, '') || '/';
+    const source = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
+    const entry = known.get(url) ?? { pattern: new RegExp(`^${source}/?$`), methods: new Set<string>() };
+    for (const method of [route.method].flat()) entry.methods.add(method);
+    known.set(url, entry);
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0];
+    const allowed = new Set<string>();
+    for (const entry of known.values()) {
+      if (entry.pattern.test(path)) for (const method of entry.methods) allowed.add(method);
+    }
+    if (allowed.size > 0 && !allowed.has(request.method)) {
+      reply.header('Allow', [...allowed].sort().join(', '));
+      return sendFault(reply, 405, `Method ${request.method} is not allowed on ${path}`);
+    }
+    return sendFault(reply, 404, `Resource not found: ${request.method} ${path}`);
+  });
+
+  app.setErrorHandler((error: FastifyError & { validation?: AjvError[]; validationContext?: string }, request, reply) => {
+    if (error instanceof TariffError) {
+      if (error.status >= 500) request.log.error({ err: error }, 'server fault');
+      return sendFault(reply, error.status, error.message);
+    }
+    if (error.validation && error.validation.length > 0) {
+      const bodyName = (request.routeOptions.config as FaultRouteConfig).bodyName ?? 'body';
+      const fault = validationMessage(error.validation[0], error.validationContext ?? 'body', bodyName);
+      return sendFault(reply, 400, fault.message);
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) return sendFault(reply, status, error.message);
+    request.log.error({ err: error }, 'unexpected server fault');
+    return sendFault(reply, 500, 'The server could not complete the request; the error is in its log.');
+  });
+}

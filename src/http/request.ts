@@ -1,0 +1,93 @@
+/**
+ * What handlers read from a request the way CloudKitty's client sends it: arguments from the path,
+ * the query string or the JSON body; the acting user; absolute `Location` URLs.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequestError } from '../rating/common/errors.js';
+import { isUuid } from '../rating/common/schemas.js';
+import { wholeSeconds } from '../rating/common/datetime.js';
+
+type Bag = Record<string, unknown> | undefined;
+
+/**
+ * One handler argument, looked up in the path, then the query string, then the JSON body
+ * (CloudKitty compat: the client sends `DELETE H/mappings/` with `{"mapping_id": ...}` in the body).
+ *
+ * @returns the argument's text, or `undefined` when no location carries it.
+ * @throws BadRequestError when the value is not text, or when path and query disagree.
+ */
+export function optionalArgument(request: FastifyRequest, name: string): string | undefined {
+  const fromPath = (request.params as Bag)?.[name];
+  const fromQuery = (request.query as Bag)?.[name];
+  const body = request.body;
+  const fromBody = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Bag)?.[name] : undefined;
+  if (fromPath !== undefined && fromQuery !== undefined && fromPath !== fromQuery) {
+    throw new BadRequestError(`Argument ${name} is given twice with different values: '${String(fromPath)}' and '${String(fromQuery)}'`);
+  }
+  const value = fromPath ?? fromQuery ?? fromBody;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') {
+    throw new BadRequestError(`Invalid input for field/attribute ${name}. Value: '${String(value)}'. Wrong type. Expected 'str'`);
+  }
+  return value;
+}
+
+/**
+ * Like {@link optionalArgument} but required.
+ *
+ * @throws BadRequestError `Missing argument: "{name}"` (WSME's wording) when absent.
+ */
+export function requiredArgument(request: FastifyRequest, name: string): string {
+  const value = optionalArgument(request, name);
+  if (value === undefined) throw new BadRequestError(`Missing argument: "${name}"`);
+  return value;
+}
+
+/** Longest user id kept in audit columns (`created_by` ... are 255 wide). */
+const USER_ID_WIDTH = 255;
+
+/**
+ * The acting user recorded in `created_by` / `updated_by` / `deleted_by`: the `X-User-Id` header
+ * in noauth mode, else `unknown` (CloudKitty compat).
+ */
+export function actingUser(request: FastifyRequest): string {
+  const header = request.headers['x-user-id'];
+  const user = (Array.isArray(header) ? header[0] : header)?.trim();
+  return user ? user.slice(0, USER_ID_WIDTH) : 'unknown';
+}
+
+function firstHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text?.split(',')[0].trim() || undefined;
+}
+
+/**
+ * Sets an absolute `Location` for the object with this id: the request's path (without query and
+ * trailing slash) ending in the id. Honours `X-Forwarded-Proto` and `X-Forwarded-Host`.
+ */
+export function setLocation(request: FastifyRequest, reply: FastifyReply, id: string): void {
+  const scheme = firstHeader(request, 'x-forwarded-proto') ?? request.protocol;
+  const host = firstHeader(request, 'x-forwarded-host') ?? request.host;
+  let path = request.url.split('?')[0].replace(/\/+$/, '');
+  if (!path.endsWith(`/${id}`)) path = `${path}/${id}`;
+  reply.header('Location', `${scheme}://${host}${path}`);
+}
+
+/**
+ * The id of the addressed object, from path, query or body. A text that is not a UUID cannot name
+ * anything: it gets the resource's usual 404.
+ *
+ * @param notFound - builds the resource's 404 for an id.
+ * @throws BadRequestError `Missing argument: "{name}"` when absent; the 404 for a non-UUID.
+ */
+export function resourceId(request: FastifyRequest, name: string, notFound: (id: string) => Error): string {
+  const id = requiredArgument(request, name);
+  if (!isUuid(id)) throw notFound(id);
+  return id.toLowerCase();
+}
+
+/** The request time in whole seconds: rules are kept to the second. */
+export function requestTime(): Date {
+  return wholeSeconds(new Date());
+}

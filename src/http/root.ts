@@ -1,0 +1,30 @@
+/**
+ * Unversioned routes: API version discovery (`/`, `/v1`, `/v2`), `/healthcheck` (oslo.middleware's
+ * healthcheck, which CloudKitty mounts) and the OpenAPI document.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+function baseUrl(request: FastifyRequest): string {
+  const proto = String(request.headers['x-forwarded-proto'] ?? request.protocol).split(',')[0].trim();
+  const host = String(request.headers['x-forwarded-host'] ?? request.host).split(',')[0].trim();
+  return `${proto}://${host}`;
+}
+
+function version(request: FastifyRequest, id: 'v1' | 'v2') {
+  return {
+    id,
+    status: id === 'v1' ? 'CURRENT' : 'EXPERIMENTAL',
+    links: [{ href: `${baseUrl(request)}/${id}/`, rel: 'self' }],
+    'media-types': [{ base: 'application/json', type: 'application/vnd.openstack.rating-v1+json' }],
+  };
+}
+
+/** Registers `/`, `/v1`, `/v2`, `/healthcheck` and `/v1/openapi.json`. */
+export function registerRootRoutes(app: FastifyInstance): void {
+  const hide = { schema: { hide: true } };
+  app.get('/', hide, async (request) => ({ versions: [version(request, 'v1'), version(request, 'v2')] }));
+  app.get('/v1', hide, async (request) => ({ version: version(request, 'v1') }));
+  app.get('/v2', hide, async (request) => ({ version: version(request, 'v2') }));
+  app.get('/healthcheck', hide, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
+  app.get('/v1/openapi.json', hide, async () => app.swagger());
+}

@@ -1,0 +1,83 @@
+/**
+ * Datetimes: ISO 8601 in, UTC out. Rules are stored in whole seconds as naive UTC text
+ * `YYYY-MM-DD HH:MM:SS` (CloudKitty's naive-UTC `DateTime` columns), which sorts and compares
+ * correctly as text on SQLite and as a timestamp on PostgreSQL and MariaDB.
+ */
+import { invalidInput } from './errors.js';
+
+const ISO_DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/** How a date without a time is completed: `start` → 00:00:00, `end` → 23:59:59 (CloudKitty's). */
+export type DateOnlyMeaning = 'start' | 'end';
+
+/**
+ * Parses client text such as `2026-12-01`, `2026-12-01T10:00`, `2026-12-01T10:00:00+02:00` or
+ * `...Z`. A time without an offset is UTC (fix: CloudKitty answered 500 on an offset). Fractions
+ * of a second are dropped: rules are kept in whole seconds.
+ *
+ * @param dateOnly - how a date without a time is completed.
+ * @throws BadRequestError (400) naming `attribute` when the text is not such a datetime.
+ */
+export function parseDateTime(value: unknown, attribute: string, dateOnly: DateOnlyMeaning = 'start'): Date {
+  const match = typeof value === 'string' ? ISO_DATETIME.exec(value.trim()) : null;
+  if (!match) {
+    throw invalidInput(attribute, value, 'Value must be an ISO 8601 datetime such as 2026-12-01T10:00:00+00:00.');
+  }
+  const [, year, month, day, hour, minute, second, , offset] = match;
+  const timeGiven = hour !== undefined;
+  const fields = timeGiven
+    ? [Number(hour), Number(minute), Number(second ?? 0)]
+    : dateOnly === 'end'
+      ? [23, 59, 59]
+      : [0, 0, 0];
+  const utc = Date.UTC(Number(year), Number(month) - 1, Number(day), fields[0], fields[1], fields[2]);
+  const check = new Date(utc);
+  if (
+    check.getUTCFullYear() !== Number(year) ||
+    check.getUTCMonth() !== Number(month) - 1 ||
+    check.getUTCDate() !== Number(day) ||
+    fields[0] > 23 || fields[1] > 59 || fields[2] > 59
+  ) {
+    throw invalidInput(attribute, value, 'Value is not a valid calendar date and time.');
+  }
+  return new Date(utc - offsetMinutes(offset) * 60_000);
+}
+
+function offsetMinutes(offset: string | undefined): number {
+  if (!offset || offset === 'Z') return 0;
+  const sign = offset.startsWith('-') ? -1 : 1;
+  const digits = offset.slice(1).replace(':', '');
+  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
+}
+
+/** `date` rounded down to a whole second. */
+export function wholeSeconds(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
+
+/** Storage text of a datetime: naive UTC `YYYY-MM-DD HH:MM:SS`. */
+export function toStorageDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * Reads a stored datetime: naive UTC text (`YYYY-MM-DD HH:MM:SS[.ffffff]`, as every driver here
+ * is set to return it) or a `Date`.
+ */
+export function fromStorageDateTime(stored: string | Date): Date {
+  if (stored instanceof Date) return stored;
+  return new Date(`${stored.slice(0, 19).replace(' ', 'T')}Z`);
+}
+
+/** API text of a stored datetime: UTC with seconds and an explicit offset, `2026-12-01T10:00:00+00:00`. */
+export function formatStoredDateTime(stored: string | Date | null): string | null {
+  if (stored === null) return null;
+  if (stored instanceof Date) return `${stored.toISOString().slice(0, 19)}+00:00`;
+  return `${stored.slice(0, 10)}T${stored.slice(11, 19)}+00:00`;
+}
+
+/** CloudKitty's text form of a datetime in messages: `2014-01-01 00:00:00`. */
+export function formatMessageDateTime(date: Date): string {
+  return toStorageDateTime(date);
+}

@@ -1,0 +1,90 @@
+/**
+ * Exact decimals for costs and levels. Values travel as strings end to end: JSON in, decimal.js
+ * for checks and arithmetic, fixed-scale text in the database (TEXT on SQLite, which has no exact
+ * NUMERIC; `NUMERIC(p,s)` elsewhere) and on the wire.
+ */
+import { Decimal } from 'decimal.js';
+import { invalidInput } from './errors.js';
+
+/**
+ * decimal.js constructor for Tariff: 80 significant digits and half-even rounding, as Python's
+ * `decimal` context rounds. A private clone, so the global `Decimal` stays untouched.
+ */
+export const ExactDecimal = Decimal.clone({ precision: 80, rounding: Decimal.ROUND_HALF_EVEN });
+export type ExactDecimal = Decimal;
+
+/** An SQL `NUMERIC(precision, scale)` column. */
+export interface DecimalColumn {
+  /** Total significant digits the column holds. */
+  readonly precision: number;
+  /** Fraction digits; API output always shows exactly this many. */
+  readonly scale: number;
+  /** Whether negative values are allowed (costs may be discounts; levels may not). */
+  readonly signed: boolean;
+}
+
+/** `cost` of mappings and thresholds: `NUMERIC(40,28)`, per unit of quantity per period. */
+export const COST_COLUMN: DecimalColumn = { precision: 40, scale: 28, signed: true };
+/** `level` of thresholds: `NUMERIC(20,8)`, a quantity or field value, never negative. */
+export const LEVEL_COLUMN: DecimalColumn = { precision: 20, scale: 8, signed: false };
+
+const DECIMAL_SYNTAX = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const LONGEST_DECIMAL_TEXT = 128;
+
+/**
+ * Parses a client decimal (JSON number or numeric string) for a column.
+ *
+ * A JSON number is taken by its shortest decimal text, so `0.1` is exactly one tenth
+ * (fix: CloudKitty on SQLite stored the binary float). More fraction digits than the scale are
+ * rounded half-even (api.md §1); more significant digits than the column's precision is an
+ * over-precise value and refused.
+ *
+ * @returns the value as fixed-scale text, e.g. `"0.1000000000000000000000000000"` for a cost.
+ * @throws BadRequestError (400, WSME `Invalid input` wording) when the value is not a finite
+ *   number, has more than `precision - scale` integer digits, too many significant digits, or is
+ *   negative for an unsigned column.
+ */
+export function parseDecimal(value: unknown, column: DecimalColumn, attribute: string): string {
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw invalidInput(attribute, value, 'Value must be a finite decimal number.');
+    text = String(value);
+  } else if (typeof value === 'string') {
+    text = value.trim();
+  } else {
+    throw invalidInput(attribute, value, 'Value must be a decimal number or a numeric string.');
+  }
+  if (text.length > LONGEST_DECIMAL_TEXT || !DECIMAL_SYNTAX.test(text)) {
+    throw invalidInput(attribute, value, 'Value must be a finite decimal number.');
+  }
+  const decimal = new ExactDecimal(text);
+  if (decimal.precision() > column.precision) {
+    throw invalidInput(attribute, value, `Too many significant digits: at most ${column.precision}.`);
+  }
+  const rounded = decimal.toDecimalPlaces(column.scale);
+  const integerDigits = column.precision - column.scale;
+  if (rounded.abs().gte(new ExactDecimal(10).pow(integerDigits))) {
+    throw invalidInput(attribute, value, `Too many integer digits: at most ${integerDigits}.`);
+  }
+  if (!column.signed && rounded.isNegative() && !rounded.isZero()) {
+    throw invalidInput(attribute, value, 'Value must not be negative.');
+  }
+  return formatFixed(rounded, column.scale);
+}
+
+/**
+ * Normalises a decimal read from the database (a string from every driver) to the column's
+ * fixed-scale text. Already normalised text is returned as it is.
+ */
+export function normalizeDecimal(text: string, column: DecimalColumn): string {
+  const dot = text.indexOf('.');
+  if (dot > 0 && text.length - dot - 1 === column.scale && !text.startsWith('-0.') && !/[eE]/.test(text)) {
+    return text;
+  }
+  return formatFixed(new ExactDecimal(text), column.scale);
+}
+
+/** Fixed-point text with `scale` fraction digits; zero is never written `-0`. */
+export function formatFixed(value: Decimal, scale: number): string {
+  return value.isZero() ? new ExactDecimal(0).toFixed(scale) : value.toFixed(scale, Decimal.ROUND_HALF_EVEN);
+}

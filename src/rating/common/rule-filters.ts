@@ -1,0 +1,84 @@
+/**
+ * List filters shared by the versioned rules (mappings and scripts), api.md §4-§5: `deleted`,
+ * `start`, `end`, `created_by`, `updated_by`, `deleted_by`, `description`, `is_active`.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import { parseDateTime, toStorageDateTime } from './datetime.js';
+import { queryBoolean } from './schemas.js';
+
+/** Parsed filters of a versioned-rule list. */
+export interface RuleFilters {
+  /** Include soft-deleted rules. */
+  includeDeleted?: boolean;
+  /** Rule start ≥ this. */
+  startFrom?: Date;
+  /** Rule end < this (open-ended rules excluded). */
+  endBefore?: Date;
+  createdBy?: string;
+  updatedBy?: string;
+  deletedBy?: string;
+  /** Case-insensitive substring of the description. */
+  description?: string;
+  /** true: active at `now` (not deleted, start ≤ now, end null or > now); false: the others. */
+  isActive?: boolean;
+  /** The time `isActive` is judged at. */
+  now: Date;
+}
+
+/** The query-string form of {@link RuleFilters}. */
+export interface RuleFilterQuery {
+  deleted?: string;
+  start?: string;
+  end?: string;
+  created_by?: string;
+  updated_by?: string;
+  deleted_by?: string;
+  description?: string;
+  is_active?: string;
+}
+
+/**
+ * Parses the shared filters of a list query.
+ *
+ * @throws BadRequestError for an invalid `start` or `end` datetime.
+ */
+export function ruleFiltersFrom(query: RuleFilterQuery, now: Date): RuleFilters {
+  return {
+    includeDeleted: queryBoolean(query.deleted),
+    startFrom: query.start !== undefined ? parseDateTime(query.start, 'start', 'start') : undefined,
+    endBefore: query.end !== undefined ? parseDateTime(query.end, 'end', 'end') : undefined,
+    createdBy: query.created_by,
+    updatedBy: query.updated_by,
+    deletedBy: query.deleted_by,
+    description: query.description,
+    isActive: queryBoolean(query.is_active),
+    now,
+  };
+}
+
+/** Escapes `%`, `_` and the escape character `!` for a `LIKE ... ESCAPE '!'` pattern. */
+export function escapeLike(text: string): string {
+  return text.replace(/[!%_]/g, (character) => `!${character}`);
+}
+
+/** SQL conditions (to AND together) for the filters, on the rule table aliased `alias`. */
+export function ruleFilterConditions(alias: string, filters: RuleFilters): RawBuilder<boolean>[] {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  const conditions: RawBuilder<boolean>[] = [];
+  if (!filters.includeDeleted) conditions.push(sql<boolean>`${column('deleted')} is null`);
+  if (filters.startFrom) conditions.push(sql<boolean>`${column('start')} >= ${toStorageDateTime(filters.startFrom)}`);
+  if (filters.endBefore) conditions.push(sql<boolean>`${column('end')} < ${toStorageDateTime(filters.endBefore)}`);
+  if (filters.createdBy !== undefined) conditions.push(sql<boolean>`${column('created_by')} = ${filters.createdBy}`);
+  if (filters.updatedBy !== undefined) conditions.push(sql<boolean>`${column('updated_by')} = ${filters.updatedBy}`);
+  if (filters.deletedBy !== undefined) conditions.push(sql<boolean>`${column('deleted_by')} = ${filters.deletedBy}`);
+  if (filters.description !== undefined) {
+    const pattern = `%${escapeLike(filters.description.toLowerCase())}%`;
+    conditions.push(sql<boolean>`lower(${column('description')}) like ${pattern} escape '!'`);
+  }
+  if (filters.isActive !== undefined) {
+    const now = toStorageDateTime(filters.now);
+    const active = sql<boolean>`(${column('deleted')} is null and ${column('start')} <= ${now} and (${column('end')} is null or ${column('end')} > ${now}))`;
+    conditions.push(filters.isActive ? active : sql<boolean>`not ${active}`);
+  }
+  return conditions;
+}

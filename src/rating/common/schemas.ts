@@ -1,0 +1,48 @@
+/**
+ * TypeBox building blocks shared by the modules' request and response schemas. Nullable values
+ * use JSON-schema type arrays (not `anyOf`), which fast-json-stringify serialises quickly.
+ */
+import { Type, type TSchema, type TUnsafe } from 'typebox';
+
+/** Lowercase or uppercase hyphenated UUID text. */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID_REGEX = new RegExp(UUID_PATTERN);
+
+/** Whether `text` is a UUID (ids in paths that are not UUIDs are simply not found). */
+export function isUuid(text: string): boolean {
+  return UUID_REGEX.test(text);
+}
+
+/** A UUID query filter: non-UUID text is a 400 (api.md §1). */
+export const UuidText = Type.String({ pattern: UUID_PATTERN, 'x-format': 'uuid', description: 'UUID' });
+
+/** `string | null` as `{"type": ["string", "null"]}`. */
+export function NullableString(options: { maxLength?: number; minLength?: number; description?: string } = {}): TUnsafe<string | null> {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+}
+
+/** A datetime in a response: UTC text with offset, or null. */
+export const NullableDateTime = NullableString({ description: 'UTC datetime, e.g. 2026-12-01T10:00:00+00:00' });
+
+/** A decimal on input: a JSON number or numeric string, checked by `parseDecimal`. */
+export const DecimalInput = Type.Unsafe<number | string>({ type: ['number', 'string'], description: 'decimal number or numeric string' });
+
+/** A datetime on input: ISO 8601 text, or null where the attribute may be cleared. */
+export const DateTimeInput = NullableString({ description: 'ISO 8601 datetime; without offset it is UTC' });
+
+/** Any echoed read-only value: compared with the stored one on update, otherwise ignored. */
+export const EchoedValue = Type.Unsafe<unknown>({ description: 'read-only; ignored when unchanged' });
+
+/** Query-string booleans as CloudKitty's client sends them (`True`). */
+export const BooleanText = Type.String({ enum: ['true', 'True', '1', 'false', 'False', '0'] });
+
+/** Parses a query-string boolean already checked against {@link BooleanText}. */
+export function queryBoolean(text: string | undefined): boolean | undefined {
+  if (text === undefined) return undefined;
+  return text === 'true' || text === 'True' || text === '1';
+}
+
+/** A query-string object schema that refuses unknown parameters (CloudKitty compat). */
+export function QueryString<T extends Record<string, TSchema>>(properties: T) {
+  return Type.Object(properties, { additionalProperties: false });
+}

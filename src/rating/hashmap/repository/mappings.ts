@@ -1,0 +1,256 @@
+/** SQL for hashmap mappings: versioned rules, soft-deleted. One query per list, never per row. */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../../database/connection.js';
+import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
+import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
+import { formatStoredDateTime, toStorageDateTime } from '../../common/datetime.js';
+import { mappingHasNoGroup, noSuchGroup, noSuchMapping, type ParentRef } from '../errors.js';
+import { validityOf } from '../../common/versioning.js';
+import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingDraft } from '../rules.js';
+import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
+import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
+import { nullSafeEquals } from './sql.js';
+import { ruleFilterConditions, type RuleFilters } from '../../common/rule-filters.js';
+
+/** Filters of a mapping list, already parsed (api.md §4). */
+export interface MappingFilters extends RuleFilters {
+  serviceId?: string;
+  fieldId?: string;
+  groupId?: string;
+  noGroup?: boolean;
+  /** When set, only mappings of this tenant; `null` = only mappings without a tenant. */
+  tenantId?: string | null;
+}
+
+function selectMappings(db: Transaction) {
+  return db
+    .selectFrom('hashmap_mappings as m')
+    .leftJoin('hashmap_services as s', 's.id', 'm.service_id')
+    .leftJoin('hashmap_fields as f', 'f.id', 'm.field_id')
+    .leftJoin('hashmap_groups as g', 'g.id', 'm.group_id')
+    .select([
+      'm.mapping_id',
+      'm.value',
+      'm.map_type',
+      'm.cost',
+      's.service_id as service_uuid',
+      'f.field_id as field_uuid',
+      'g.group_id as group_uuid',
+      'm.tenant_id',
+      'm.name',
+      'm.description',
+      'm.start',
+      'm.end',
+      'm.created_at',
+      'm.deleted',
+      'm.created_by',
+      'm.updated_by',
+      'm.deleted_by',
+    ]);
+}
+
+type MappingRow = Awaited<ReturnType<ReturnType<typeof selectMappings>['executeTakeFirstOrThrow']>>;
+
+function toMapping(row: MappingRow): Mapping {
+  return {
+    mapping_id: row.mapping_id,
+    value: row.value,
+    type: row.map_type,
+    cost: normalizeDecimal(row.cost, COST_COLUMN),
+    service_id: row.service_uuid,
+    field_id: row.field_uuid,
+    group_id: row.group_uuid,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    description: row.description,
+    start: formatStoredDateTime(row.start),
+    end: formatStoredDateTime(row.end),
+    created_at: formatStoredDateTime(row.created_at),
+    deleted: formatStoredDateTime(row.deleted),
+    created_by: row.created_by,
+    updated_by: row.updated_by,
+    deleted_by: row.deleted_by,
+  };
+}
+
+/** Live mappings sharing the candidate's name or key (parent, value, tenant, group): where a conflict can come from. */
+async function clashCandidates(transaction: Transaction, candidate: LiveMapping): Promise<LiveMapping[]> {
+  const parentColumn = candidate.parent.kind === 'service' ? 's.service_id' : 'f.field_id';
+  const rows = await selectMappings(transaction)
+    .where('m.deleted', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('m.name', '=', candidate.name),
+        eb.and([
+          eb(parentColumn, '=', candidate.parent.id),
+          nullSafeEquals(eb, 'm.value', candidate.value),
+          nullSafeEquals(eb, 'm.tenant_id', candidate.tenantId),
+          nullSafeEquals(eb, 'g.group_id', candidate.groupId),
+        ]),
+      ]),
+    )
+    .execute();
+  return rows.map((row) => liveMapping(toMapping(row)));
+}
+
+/** @throws ConflictError when the candidate clashes with a live mapping. */
+async function refuseConflicts(transaction: Transaction, candidate: LiveMapping): Promise<void> {
+  const conflict = findMappingConflict(candidate, await clashCandidates(transaction, candidate));
+  if (conflict) throw conflict;
+}
+
+function parentOfMapping(mapping: Mapping): ParentRef {
+  return mapping.service_id !== null ? { kind: 'service', id: mapping.service_id } : { kind: 'field', id: mapping.field_id ?? '' };
+}
+
+function liveMapping(mapping: Mapping): LiveMapping {
+  return {
+    mappingId: mapping.mapping_id,
+    name: mapping.name,
+    parent: parentOfMapping(mapping),
+    value: mapping.value,
+    tenantId: mapping.tenant_id,
+    groupId: mapping.group_id,
+    ...validityOf(mapping),
+  };
+}
+
+/** Hashmap mappings. */
+export class MappingRepository {
+  constructor(private readonly database: Database) {}
+
+  /** Mappings matching every filter, in creation order; one query. */
+  async list(filters: MappingFilters): Promise<Mapping[]> {
+    let query = selectMappings(this.database.db);
+    if (filters.serviceId !== undefined) query = query.where('s.service_id', '=', filters.serviceId.toLowerCase());
+    if (filters.fieldId !== undefined) query = query.where('f.field_id', '=', filters.fieldId.toLowerCase());
+    if (filters.groupId !== undefined) query = query.where('g.group_id', '=', filters.groupId.toLowerCase());
+    if (filters.noGroup) query = query.where('m.group_id', 'is', null);
+    if (filters.tenantId !== undefined) {
+      query = filters.tenantId === null ? query.where('m.tenant_id', 'is', null) : query.where('m.tenant_id', '=', filters.tenantId);
+    }
+    for (const condition of ruleFilterConditions('m', filters)) query = query.where(condition);
+    const rows = await query.orderBy('m.id').execute();
+    return rows.map(toMapping);
+  }
+
+  /** @throws NotFoundError `No such mapping: {id}`, also when soft-deleted. */
+  async get(uuid: string): Promise<Mapping> {
+    return this.getLive(this.database.db, uuid);
+  }
+
+  private async getLive(db: Transaction, uuid: string): Promise<Mapping> {
+    const row = await selectMappings(db).where('m.mapping_id', '=', uuid).where('m.deleted', 'is', null).executeTakeFirst();
+    if (!row) throw noSuchMapping(uuid);
+    return toMapping(row);
+  }
+
+  /** Live mappings of a group. @throws NotFoundError when the group is unknown. */
+  async listOfGroup(groupUuid: string): Promise<Mapping[]> {
+    const group = await this.database.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
+    if (!group) throw noSuchGroup(groupUuid);
+    const rows = await selectMappings(this.database.db).where('m.group_id', '=', group.id).where('m.deleted', 'is', null).orderBy('m.id').execute();
+    return rows.map(toMapping);
+  }
+
+  /** The group of a live mapping. @throws NotFoundError `No such mapping` / `Mapping has no group`. */
+  async groupOf(uuid: string): Promise<Group> {
+    const row = await this.database.db
+      .selectFrom('hashmap_mappings as m')
+      .leftJoin('hashmap_groups as g', 'g.id', 'm.group_id')
+      .select(['g.group_id', 'g.name'])
+      .where('m.mapping_id', '=', uuid)
+      .where('m.deleted', 'is', null)
+      .executeTakeFirst();
+    if (!row) throw noSuchMapping(uuid);
+    if (row.group_id === null || row.name === null) throw mappingHasNoGroup();
+    return { group_id: row.group_id, name: row.name };
+  }
+
+  /**
+   * Creates a mapping in one transaction: resolves its parent and group (400 `No such ...`),
+   * refuses a clash (409), inserts.
+   */
+  create(draft: MappingDraft, audit: { actor: string; now: Date }): Promise<Mapping> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
+      const group = await resolveOptionalGroup(transaction, draft.groupId);
+      const mappingId = randomUUID();
+      await refuseConflicts(transaction, {
+        mappingId,
+        name: draft.name,
+        parent: draft.parent,
+        value: draft.value,
+        tenantId: draft.tenantId,
+        groupId: group?.uuid ?? null,
+        start: draft.start,
+        end: draft.end,
+      });
+      await transaction
+        .insertInto('hashmap_mappings')
+        .values({
+          mapping_id: mappingId,
+          value: draft.value,
+          cost: draft.cost,
+          map_type: draft.type,
+          service_id: draft.parent.kind === 'service' ? parent.key : null,
+          field_id: draft.parent.kind === 'field' ? parent.key : null,
+          group_id: group?.key ?? null,
+          tenant_id: draft.tenantId,
+          name: draft.name,
+          description: draft.description,
+          start: toStorageDateTime(draft.start),
+          end: draft.end === null ? null : toStorageDateTime(draft.end),
+          created_at: toStorageDateTime(audit.now),
+          created_by: audit.actor,
+        })
+        .execute();
+      return this.getLive(transaction, mappingId);
+    });
+  }
+
+  /**
+   * Updates a live mapping in one transaction (api.md §6).
+   *
+   * @throws NotFoundError when unknown or deleted; BadRequestError for rule-state or value faults;
+   *   ConflictError for a clash.
+   */
+  update(uuid: string, body: MappingUpdateBody, audit: { actor: string; now: Date }): Promise<Mapping> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const stored = await this.getLive(transaction, uuid);
+      const plan = planMappingUpdate(stored, body, audit.now);
+      const { changes, result } = plan;
+      const group = 'group_id' in changes ? await resolveOptionalGroup(transaction, changes.group_id ?? null) : undefined;
+      if (plan.needsConflictCheck) await refuseConflicts(transaction, liveMapping(result));
+      await transaction
+        .updateTable('hashmap_mappings')
+        .set({
+          ...('value' in changes ? { value: changes.value } : {}),
+          ...('type' in changes ? { map_type: changes.type } : {}),
+          ...('cost' in changes ? { cost: changes.cost } : {}),
+          ...(group !== undefined ? { group_id: group?.key ?? null } : {}),
+          ...('tenant_id' in changes ? { tenant_id: changes.tenant_id } : {}),
+          ...('description' in changes ? { description: changes.description } : {}),
+          ...('start' in changes && changes.start ? { start: toStorageDateTime(new Date(changes.start)) } : {}),
+          ...('end' in changes ? { end: changes.end ? toStorageDateTime(new Date(changes.end)) : null } : {}),
+          updated_by: audit.actor,
+        })
+        .where('mapping_id', '=', uuid)
+        .execute();
+      return this.getLive(transaction, uuid);
+    });
+  }
+
+  /** Soft-deletes a live mapping. @throws NotFoundError when unknown or already deleted. */
+  async delete(uuid: string, audit: { actor: string; now: Date }): Promise<void> {
+    const result = await inWriteTransaction(this.database, (transaction) =>
+      transaction
+        .updateTable('hashmap_mappings')
+        .set({ deleted: toStorageDateTime(audit.now), deleted_by: audit.actor })
+        .where('mapping_id', '=', uuid)
+        .where('deleted', 'is', null)
+        .executeTakeFirst(),
+    );
+    if (result.numUpdatedRows === 0n) throw noSuchMapping(uuid);
+  }
+}

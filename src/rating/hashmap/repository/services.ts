@@ -1,0 +1,145 @@
+/** SQL for hashmap services, fields and groups: the three plain (unversioned) resources. */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../../database/connection.js';
+import { inWriteTransaction } from '../../../database/transaction.js';
+import { fieldExists, groupExists, noSuchField, noSuchGroup, noSuchService, serviceExists } from '../errors.js';
+import type { Field, Group, Service } from '../schemas.js';
+import { resolveService } from './parents.js';
+
+/** Services, fields and groups of the hashmap module. */
+export class HashmapCatalogRepository {
+  constructor(private readonly database: Database) {}
+
+  /** Every service, in creation order. */
+  listServices(): Promise<Service[]> {
+    return this.database.db.selectFrom('hashmap_services').select(['service_id', 'name']).orderBy('id').execute();
+  }
+
+  /** @throws NotFoundError `No such service: None (UUID: {id})`. */
+  async getService(uuid: string): Promise<Service> {
+    const row = await this.database.db.selectFrom('hashmap_services').select(['service_id', 'name']).where('service_id', '=', uuid).executeTakeFirst();
+    if (!row) throw noSuchService(uuid);
+    return row;
+  }
+
+  /** @throws ConflictError `Service {name} already exists (UUID: {id})`. */
+  createService(name: string): Promise<Service> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const existing = await transaction.selectFrom('hashmap_services').select('service_id').where('name', '=', name).executeTakeFirst();
+      if (existing) throw serviceExists(name, existing.service_id);
+      const service = { service_id: randomUUID(), name };
+      await transaction.insertInto('hashmap_services').values(service).execute();
+      return service;
+    });
+  }
+
+  /**
+   * Deletes a service with its fields, mappings and thresholds (foreign-key cascades, one statement).
+   *
+   * @throws NotFoundError when unknown.
+   */
+  async deleteService(uuid: string): Promise<void> {
+    const result = await inWriteTransaction(this.database, (transaction) =>
+      transaction.deleteFrom('hashmap_services').where('service_id', '=', uuid).executeTakeFirst(),
+    );
+    if (result.numDeletedRows === 0n) throw noSuchService(uuid);
+  }
+
+  /** Fields of a service (none when the service is unknown), in creation order. */
+  listFields(serviceUuid: string): Promise<Field[]> {
+    return this.database.db
+      .selectFrom('hashmap_fields as f')
+      .innerJoin('hashmap_services as s', 's.id', 'f.service_id')
+      .select(['f.field_id', 'f.name', 's.service_id'])
+      .where('s.service_id', '=', serviceUuid)
+      .orderBy('f.id')
+      .execute();
+  }
+
+  /** @throws NotFoundError `No such field: {id}`. */
+  async getField(uuid: string): Promise<Field> {
+    const row = await this.database.db
+      .selectFrom('hashmap_fields as f')
+      .innerJoin('hashmap_services as s', 's.id', 'f.service_id')
+      .select(['f.field_id', 'f.name', 's.service_id'])
+      .where('f.field_id', '=', uuid)
+      .executeTakeFirst();
+    if (!row) throw noSuchField(uuid);
+    return row;
+  }
+
+  /**
+   * @throws BadRequestError when the service does not exist.
+   * @throws ConflictError `Field {name} already exists (UUID: {id})` for a name already used in the service.
+   */
+  createField(serviceUuid: string, name: string): Promise<Field> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const service = await resolveService(transaction, serviceUuid);
+      const existing = await transaction
+        .selectFrom('hashmap_fields')
+        .select('field_id')
+        .where('service_id', '=', service.key)
+        .where('name', '=', name)
+        .executeTakeFirst();
+      if (existing) throw fieldExists(name, existing.field_id);
+      const fieldId = randomUUID();
+      await transaction.insertInto('hashmap_fields').values({ field_id: fieldId, name, service_id: service.key }).execute();
+      return { field_id: fieldId, name, service_id: serviceUuid };
+    });
+  }
+
+  /** Deletes a field with its mappings and thresholds. @throws NotFoundError when unknown. */
+  async deleteField(uuid: string): Promise<void> {
+    const result = await inWriteTransaction(this.database, (transaction) =>
+      transaction.deleteFrom('hashmap_fields').where('field_id', '=', uuid).executeTakeFirst(),
+    );
+    if (result.numDeletedRows === 0n) throw noSuchField(uuid);
+  }
+
+  /** Every group, in creation order. */
+  listGroups(): Promise<Group[]> {
+    return this.database.db.selectFrom('hashmap_groups').select(['group_id', 'name']).orderBy('id').execute();
+  }
+
+  /** @throws NotFoundError `No such group: None (UUID: {id})`. */
+  async getGroup(uuid: string): Promise<Group> {
+    const row = await this.database.db.selectFrom('hashmap_groups').select(['group_id', 'name']).where('group_id', '=', uuid).executeTakeFirst();
+    if (!row) throw noSuchGroup(uuid);
+    return row;
+  }
+
+  /** @throws ConflictError `Group {name} already exists (UUID: {id})`. */
+  createGroup(name: string): Promise<Group> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const existing = await transaction.selectFrom('hashmap_groups').select('group_id').where('name', '=', name).executeTakeFirst();
+      if (existing) throw groupExists(name, existing.group_id);
+      const group = { group_id: randomUUID(), name };
+      await transaction.insertInto('hashmap_groups').values(group).execute();
+      return group;
+    });
+  }
+
+  /**
+   * Deletes a group. Not recursive: its rules are detached (`group_id` becomes null, by the
+   * foreign key). Recursive: its live mappings are soft-deleted by `actor` and its thresholds
+   * deleted first.
+   *
+   * @throws NotFoundError when unknown.
+   */
+  deleteGroup(uuid: string, options: { recursive: boolean; actor: string; now: string }): Promise<void> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const group = await transaction.selectFrom('hashmap_groups').select('id').where('group_id', '=', uuid).executeTakeFirst();
+      if (!group) throw noSuchGroup(uuid);
+      if (options.recursive) {
+        await transaction
+          .updateTable('hashmap_mappings')
+          .set({ deleted: options.now, deleted_by: options.actor })
+          .where('group_id', '=', group.id)
+          .where('deleted', 'is', null)
+          .execute();
+        await transaction.deleteFrom('hashmap_thresholds').where('group_id', '=', group.id).execute();
+      }
+      await transaction.deleteFrom('hashmap_groups').where('id', '=', group.id).execute();
+    });
+  }
+}

@@ -1,0 +1,162 @@
+/** SQL for hashmap thresholds (unversioned; deleted for good). One query per list. */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../../database/connection.js';
+import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
+import { COST_COLUMN, LEVEL_COLUMN, normalizeDecimal } from '../../common/decimal.js';
+import { noSuchGroup, noSuchThreshold, thresholdHasNoGroup, type ParentRef } from '../errors.js';
+import { findThresholdConflict, planThresholdUpdate, type ThresholdDraft, type ThresholdKey } from '../rules.js';
+import type { Group, Threshold, ThresholdUpdateBody } from '../schemas.js';
+import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
+import { nullSafeEquals } from './sql.js';
+
+/** Filters of a threshold list (api.md §4); none lists every threshold (fix: CloudKitty 500). */
+export interface ThresholdFilters {
+  serviceId?: string;
+  fieldId?: string;
+  groupId?: string;
+  noGroup?: boolean;
+  /** When set, only thresholds of this tenant; `null` = only thresholds without a tenant. */
+  tenantId?: string | null;
+}
+
+function selectThresholds(db: Transaction) {
+  return db
+    .selectFrom('hashmap_thresholds as t')
+    .leftJoin('hashmap_services as s', 's.id', 't.service_id')
+    .leftJoin('hashmap_fields as f', 'f.id', 't.field_id')
+    .leftJoin('hashmap_groups as g', 'g.id', 't.group_id')
+    .select(['t.threshold_id', 't.level', 't.map_type', 't.cost', 's.service_id as service_uuid', 'f.field_id as field_uuid', 'g.group_id as group_uuid', 't.tenant_id']);
+}
+
+type ThresholdRow = Awaited<ReturnType<ReturnType<typeof selectThresholds>['executeTakeFirstOrThrow']>>;
+
+function toThreshold(row: ThresholdRow): Threshold {
+  return {
+    threshold_id: row.threshold_id,
+    level: normalizeDecimal(row.level, LEVEL_COLUMN),
+    type: row.map_type,
+    cost: normalizeDecimal(row.cost, COST_COLUMN),
+    service_id: row.service_uuid,
+    field_id: row.field_uuid,
+    group_id: row.group_uuid,
+    tenant_id: row.tenant_id,
+  };
+}
+
+function keyOf(threshold: Threshold): ThresholdKey {
+  const parent: ParentRef = threshold.service_id !== null ? { kind: 'service', id: threshold.service_id } : { kind: 'field', id: threshold.field_id ?? '' };
+  return { thresholdId: threshold.threshold_id, parent, level: threshold.level, tenantId: threshold.tenant_id, groupId: threshold.group_id };
+}
+
+/** @throws ConflictError when a threshold with the same key exists. */
+async function refuseConflicts(transaction: Transaction, candidate: ThresholdKey): Promise<void> {
+  const parentColumn = candidate.parent.kind === 'service' ? 's.service_id' : 'f.field_id';
+  const rows = await selectThresholds(transaction)
+    .where(parentColumn, '=', candidate.parent.id)
+    .where('t.level', '=', candidate.level)
+    .where((eb) => eb.and([nullSafeEquals(eb, 't.tenant_id', candidate.tenantId), nullSafeEquals(eb, 'g.group_id', candidate.groupId)]))
+    .execute();
+  const conflict = findThresholdConflict(candidate, rows.map((row) => keyOf(toThreshold(row))));
+  if (conflict) throw conflict;
+}
+
+/** Hashmap thresholds. */
+export class ThresholdRepository {
+  constructor(private readonly database: Database) {}
+
+  /** Thresholds matching every filter, in creation order; one query. */
+  async list(filters: ThresholdFilters): Promise<Threshold[]> {
+    let query = selectThresholds(this.database.db);
+    if (filters.serviceId !== undefined) query = query.where('s.service_id', '=', filters.serviceId.toLowerCase());
+    if (filters.fieldId !== undefined) query = query.where('f.field_id', '=', filters.fieldId.toLowerCase());
+    if (filters.groupId !== undefined) query = query.where('g.group_id', '=', filters.groupId.toLowerCase());
+    if (filters.noGroup) query = query.where('t.group_id', 'is', null);
+    if (filters.tenantId !== undefined) {
+      query = filters.tenantId === null ? query.where('t.tenant_id', 'is', null) : query.where('t.tenant_id', '=', filters.tenantId);
+    }
+    const rows = await query.orderBy('t.id').execute();
+    return rows.map(toThreshold);
+  }
+
+  /** @throws NotFoundError `No such threshold: {id}`. */
+  get(uuid: string): Promise<Threshold> {
+    return this.getIn(this.database.db, uuid);
+  }
+
+  private async getIn(db: Transaction, uuid: string): Promise<Threshold> {
+    const row = await selectThresholds(db).where('t.threshold_id', '=', uuid).executeTakeFirst();
+    if (!row) throw noSuchThreshold(uuid);
+    return toThreshold(row);
+  }
+
+  /** Thresholds of a group. @throws NotFoundError when the group is unknown. */
+  async listOfGroup(groupUuid: string): Promise<Threshold[]> {
+    const group = await this.database.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
+    if (!group) throw noSuchGroup(groupUuid);
+    const rows = await selectThresholds(this.database.db).where('t.group_id', '=', group.id).orderBy('t.id').execute();
+    return rows.map(toThreshold);
+  }
+
+  /** The group of a threshold. @throws NotFoundError `No such threshold` / `Threshold has no group`. */
+  async groupOf(uuid: string): Promise<Group> {
+    const threshold = await this.get(uuid);
+    if (threshold.group_id === null) throw thresholdHasNoGroup();
+    const group = await this.database.db.selectFrom('hashmap_groups').select(['group_id', 'name']).where('group_id', '=', threshold.group_id).executeTakeFirstOrThrow();
+    return group;
+  }
+
+  /** Creates a threshold in one transaction: parents (400), clash (409), insert. */
+  create(draft: ThresholdDraft): Promise<Threshold> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
+      const group = await resolveOptionalGroup(transaction, draft.groupId);
+      const thresholdId = randomUUID();
+      await refuseConflicts(transaction, { thresholdId, parent: draft.parent, level: draft.level, tenantId: draft.tenantId, groupId: group?.uuid ?? null });
+      await transaction
+        .insertInto('hashmap_thresholds')
+        .values({
+          threshold_id: thresholdId,
+          level: draft.level,
+          cost: draft.cost,
+          map_type: draft.type,
+          service_id: draft.parent.kind === 'service' ? parent.key : null,
+          field_id: draft.parent.kind === 'field' ? parent.key : null,
+          group_id: group?.key ?? null,
+          tenant_id: draft.tenantId,
+        })
+        .execute();
+      return this.getIn(transaction, thresholdId);
+    });
+  }
+
+  /** Updates a threshold in one transaction. @throws NotFoundError, BadRequestError, ConflictError. */
+  update(uuid: string, body: ThresholdUpdateBody): Promise<Threshold> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const stored = await this.getIn(transaction, uuid);
+      const { changes, result } = planThresholdUpdate(stored, body);
+      if (Object.keys(changes).length === 0) return stored;
+      const group = 'group_id' in changes ? await resolveOptionalGroup(transaction, changes.group_id ?? null) : undefined;
+      await refuseConflicts(transaction, keyOf(result));
+      await transaction
+        .updateTable('hashmap_thresholds')
+        .set({
+          ...(changes.level !== undefined ? { level: changes.level } : {}),
+          ...(changes.cost !== undefined ? { cost: changes.cost } : {}),
+          ...(changes.type !== undefined ? { map_type: changes.type } : {}),
+          ...(group !== undefined ? { group_id: group?.key ?? null } : {}),
+          ...('tenant_id' in changes ? { tenant_id: changes.tenant_id } : {}),
+        })
+        .where('threshold_id', '=', uuid)
+        .execute();
+      return this.getIn(transaction, uuid);
+    });
+  }
+
+  /** Deletes a threshold. @throws NotFoundError when unknown. */
+  async delete(uuid: string): Promise<void> {
+    const result = await inWriteTransaction(this.database, (transaction) =>
+      transaction.deleteFrom('hashmap_thresholds').where('threshold_id', '=', uuid).executeTakeFirst(),
+    );
+    if (result.numDeletedRows === 0n) throw noSuchThreshold(uuid);
+  }
+}

@@ -1,0 +1,18 @@
+/** What every hashmap route plugin receives: the repositories and whether to hide from OpenAPI. */
+import type { HashmapCatalogRepository } from '../repository/services.js';
+import type { MappingRepository } from '../repository/mappings.js';
+import type { ThresholdRepository } from '../repository/thresholds.js';
+
+/** The hashmap repositories. */
+export interface HashmapRepositories {
+  catalog: HashmapCatalogRepository;
+  mappings: MappingRepository;
+  thresholds: ThresholdRepository;
+}
+
+/** Options of the hashmap route plugins. */
+export interface HashmapRouteOptions {
+  repositories: HashmapRepositories;
+  /** Hide these routes from the OpenAPI document (the `/v1/billing` alias). */
+  hidden: boolean;
+}

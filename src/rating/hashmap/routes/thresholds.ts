@@ -1,0 +1,70 @@
+/** Routes of hashmap thresholds (api.md §4). Thin: parse → call → status. */
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { BadRequestError } from '../../common/errors.js';
+import { resourceId, setLocation } from '../../../http/request.js';
+import { QueryString, queryBoolean } from '../../common/schemas.js';
+import { noSuchThreshold } from '../errors.js';
+import { parseThresholdCreate } from '../rules.js';
+import { Group, Threshold, ThresholdCollection, ThresholdCreateBody, ThresholdListQuery, ThresholdUpdateBody } from '../schemas.js';
+import type { HashmapRouteOptions } from './context.js';
+
+const IdQuery = QueryString({ threshold_id: Type.Optional(Type.String()) });
+
+/** Thresholds: list with filters, get, create, update, delete, group of a threshold. */
+export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async (app, { repositories, hidden }) => {
+  const { thresholds } = repositories;
+  const tags = ['hashmap'];
+
+  app.get('/thresholds', { schema: { hide: hidden, tags, summary: 'List thresholds (no filter: all)', querystring: ThresholdListQuery, response: { 200: ThresholdCollection } } }, async (request) => {
+    const query = request.query;
+    if (query.service_id !== undefined && query.field_id !== undefined) {
+      throw new BadRequestError('You can only specify one parent: filter by service_id or by field_id, not both.');
+    }
+    return {
+      thresholds: await thresholds.list({
+        serviceId: query.service_id,
+        fieldId: query.field_id,
+        groupId: query.group_id,
+        noGroup: queryBoolean(query.no_group),
+        tenantId: queryBoolean(query.filter_tenant) ? (query.tenant_id ?? null) : undefined,
+      }),
+    };
+  });
+  app.get('/thresholds/group', { schema: { hide: hidden, tags, summary: 'Get the group of a threshold', querystring: IdQuery, response: { 200: Group } } }, (request) =>
+    thresholds.groupOf(resourceId(request, 'threshold_id', noSuchThreshold)),
+  );
+  app.get('/thresholds/:threshold_id', { schema: { hide: hidden, tags, summary: 'Get a threshold', querystring: IdQuery, response: { 200: Threshold } } }, (request) =>
+    thresholds.get(resourceId(request, 'threshold_id', noSuchThreshold)),
+  );
+  app.post('/thresholds', { config: { bodyName: 'threshold_data' }, schema: { hide: hidden, tags, summary: 'Create a threshold', body: ThresholdCreateBody, response: { 201: Threshold } } }, async (request, reply) => {
+    const threshold = await thresholds.create(parseThresholdCreate(request.body));
+    setLocation(request, reply, threshold.threshold_id);
+    return reply.code(201).send(threshold);
+  });
+  for (const url of ['/thresholds', '/thresholds/:threshold_id']) {
+    app.put(
+      url,
+      {
+        config: { bodyName: 'threshold' },
+        schema: { hide: hidden, tags, summary: 'Update a threshold', querystring: IdQuery, body: ThresholdUpdateBody, response: { 200: Threshold } },
+        preValidation: async (request) => {
+          await thresholds.get(resourceId(request, 'threshold_id', noSuchThreshold));
+        },
+      },
+      async (request, reply) => {
+        const threshold = await thresholds.update(resourceId(request, 'threshold_id', noSuchThreshold), request.body);
+        setLocation(request, reply, threshold.threshold_id);
+        return threshold;
+      },
+    );
+    app.delete(
+      url,
+      { schema: { hide: hidden, tags, summary: 'Delete a threshold', querystring: IdQuery, body: Type.Object({ threshold_id: Type.Optional(Type.String()) }, { additionalProperties: false }) } },
+      async (request, reply) => {
+        await thresholds.delete(resourceId(request, 'threshold_id', noSuchThreshold));
+        return reply.code(204).send();
+      },
+    );
+  }
+};

@@ -1,0 +1,295 @@
+/**
+ * Hashmap validation rules (api.md §3-§6), pure: parsing of create bodies in CloudKitty's order of
+ * checks, the parent rules, the update plans and the conflict tests. No I/O.
+ */
+import { randomBytes } from 'node:crypto';
+import { BadRequestError, ConflictError } from '../common/errors.js';
+import { COST_COLUMN, LEVEL_COLUMN, parseDecimal } from '../common/decimal.js';
+import { parseDateTime } from '../common/datetime.js';
+import { checkNewValidity, checkValidityUpdate, intervalsOverlap, validityOf, type Validity } from '../common/versioning.js';
+import { diffUpdate, lowercaseUuid, VERSIONED_RULE_ATTRIBUTES, type AttributeRule } from '../common/update.js';
+import { queryBoolean } from '../common/schemas.js';
+import type { MappingFilters } from './repository/mappings.js';
+import { ruleFiltersFrom, type RuleFilterQuery } from '../common/rule-filters.js';
+import { mappingExists, mappingNameUsed, thresholdExists, type ParentRef } from './errors.js';
+import type { Mapping, MappingCreateBody, MappingUpdateBody, RuleType, Threshold, ThresholdCreateBody, ThresholdUpdateBody } from './schemas.js';
+
+/** Parents named by a rule body: exactly one of them must be set. */
+export interface RuleParents {
+  service_id?: string | null;
+  field_id?: string | null;
+}
+
+/**
+ * The parent of a rule body.
+ *
+ * @throws BadRequestError `You can only specify one parent.` / `You must specify one parent.`
+ */
+export function parentOf(parents: RuleParents): ParentRef {
+  if (parents.service_id != null && parents.field_id != null) throw new BadRequestError('You can only specify one parent.');
+  if (parents.service_id != null) return { kind: 'service', id: parents.service_id.toLowerCase() };
+  if (parents.field_id != null) return { kind: 'field', id: parents.field_id.toLowerCase() };
+  throw new BadRequestError('You must specify one parent.');
+}
+
+/**
+ * CloudKitty's value rules: a service mapping has no value, a field mapping must have one.
+ *
+ * @throws BadRequestError `You can't specify a value and a service_id.` /
+ *   `You must specify a value for a field mapping.`
+ */
+export function checkMappingValue(parent: ParentRef, value: string | null): void {
+  if (parent.kind === 'service' && value !== null) throw new BadRequestError("You can't specify a value and a service_id.");
+  if (parent.kind === 'field' && value === null) throw new BadRequestError('You must specify a value for a field mapping.');
+}
+
+/** A mapping to create, validated; references are still UUIDs. */
+export interface MappingDraft extends Validity {
+  parent: ParentRef;
+  value: string | null;
+  type: RuleType;
+  /** Fixed-scale decimal text, per unit of quantity per collection period. */
+  cost: string;
+  groupId: string | null;
+  tenantId: string | null;
+  name: string;
+  description: string | null;
+}
+
+/** A default mapping name: 32 random hex digits. */
+export function generatedRuleName(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * Validates a mapping create body in CloudKitty's order: types (cost), dates (start in the past
+ * unless `force`, end before start), then parents and value.
+ *
+ * @param now - the request time, whole seconds; the default `start`.
+ * @throws BadRequestError with CloudKitty's messages.
+ */
+export function parseMappingCreate(body: MappingCreateBody, now: Date, force: boolean): MappingDraft {
+  const cost = parseDecimal(body.cost, COST_COLUMN, 'cost');
+  const start = body.start != null ? parseDateTime(body.start, 'start', 'start') : now;
+  const end = body.end != null ? parseDateTime(body.end, 'end', 'end') : null;
+  checkNewValidity({ start, end }, now, { startGiven: body.start != null, force });
+  const parent = parentOf(body);
+  const value = body.value ?? null;
+  checkMappingValue(parent, value);
+  return {
+    parent,
+    value,
+    type: (body.type ?? 'flat') as RuleType,
+    cost,
+    groupId: body.group_id?.toLowerCase() ?? null,
+    tenantId: body.tenant_id ?? null,
+    name: body.name ?? generatedRuleName(),
+    description: body.description ?? null,
+    start,
+    end,
+  };
+}
+
+/** What identifies a mapping's rate: parent, value, tenant and group (null equals null). */
+export interface MappingKey {
+  parent: ParentRef;
+  value: string | null;
+  tenantId: string | null;
+  groupId: string | null;
+}
+
+/** A live (non-deleted) mapping that may clash with a new or changed one. */
+export interface LiveMapping extends MappingKey, Validity {
+  mappingId: string;
+  name: string;
+}
+
+function sameKey(a: MappingKey, b: MappingKey): boolean {
+  return (
+    a.parent.kind === b.parent.kind &&
+    a.parent.id === b.parent.id &&
+    a.value === b.value &&
+    a.tenantId === b.tenantId &&
+    a.groupId === b.groupId
+  );
+}
+
+/**
+ * The conflict a mapping would cause among live mappings: a name already used, or the same key
+ * with an intersecting validity interval.
+ *
+ * @returns the 409 to raise, or null.
+ */
+export function findMappingConflict(candidate: LiveMapping, others: readonly LiveMapping[]): ConflictError | null {
+  for (const other of others) {
+    if (other.mappingId === candidate.mappingId) continue;
+    if (other.name === candidate.name) return mappingNameUsed(candidate.name, other.mappingId);
+  }
+  for (const other of others) {
+    if (other.mappingId === candidate.mappingId) continue;
+    if (sameKey(candidate, other) && intervalsOverlap(candidate, other)) {
+      return mappingExists(candidate.value, candidate.parent, candidate.tenantId);
+    }
+  }
+  return null;
+}
+
+const MAPPING_ATTRIBUTES: Record<string, AttributeRule> = {
+  ...VERSIONED_RULE_ATTRIBUTES,
+  mapping_id: { mutable: false, normalize: lowercaseUuid },
+  service_id: { mutable: false, normalize: lowercaseUuid },
+  field_id: { mutable: false, normalize: lowercaseUuid },
+  value: { mutable: true },
+  type: { mutable: true },
+  cost: { mutable: true, normalize: (value) => parseDecimal(value, COST_COLUMN, 'cost') },
+  group_id: { mutable: true, normalize: lowercaseUuid },
+  tenant_id: { mutable: true },
+};
+
+/** What a mapping update changes, in API form. */
+export interface MappingUpdatePlan {
+  changes: Partial<Pick<Mapping, 'value' | 'type' | 'cost' | 'group_id' | 'tenant_id' | 'description' | 'start' | 'end'>>;
+  /** The mapping as it will be, for the conflict test. */
+  result: Mapping;
+  /** Whether the key or the interval changes, so conflicts must be looked for again. */
+  needsConflictCheck: boolean;
+}
+
+/**
+ * Plans a mapping update (api.md §6): absent attributes keep their values; echoed read-only and
+ * immutable ones must be unchanged; a running rule may only change `end` (not before now); an
+ * over rule nothing; a rule not started yet anything, with the create checks applied again.
+ *
+ * @throws BadRequestError with CloudKitty's messages.
+ */
+export function planMappingUpdate(stored: Mapping, body: MappingUpdateBody, now: Date): MappingUpdatePlan {
+  const { changes, changed } = diffUpdate(stored, body, MAPPING_ATTRIBUTES);
+  const result = { ...stored, ...changes } as Mapping;
+  checkValidityUpdate(validityOf(stored), validityOf(result), changed, now);
+  if ('value' in changes) {
+    checkMappingValue(stored.service_id !== null ? { kind: 'service', id: stored.service_id } : { kind: 'field', id: stored.field_id ?? '' }, result.value);
+  }
+  const keyOrInterval = ['value', 'group_id', 'tenant_id', 'start', 'end'];
+  return {
+    changes: changes as MappingUpdatePlan['changes'],
+    result,
+    needsConflictCheck: changed.some((attribute) => keyOrInterval.includes(attribute)),
+  };
+}
+
+/** A threshold to create, validated; references are still UUIDs. */
+export interface ThresholdDraft {
+  parent: ParentRef;
+  /** Fixed-scale decimal text (8 fraction digits), a quantity or field value. */
+  level: string;
+  type: RuleType;
+  /** Fixed-scale decimal text (28 fraction digits). */
+  cost: string;
+  groupId: string | null;
+  tenantId: string | null;
+}
+
+/**
+ * Validates a threshold create body: types (level, cost), then the parents.
+ *
+ * @throws BadRequestError with CloudKitty's messages.
+ */
+export function parseThresholdCreate(body: ThresholdCreateBody): ThresholdDraft {
+  const level = parseDecimal(body.level, LEVEL_COLUMN, 'level');
+  const cost = parseDecimal(body.cost, COST_COLUMN, 'cost');
+  return {
+    parent: parentOf(body),
+    level,
+    type: (body.type ?? 'flat') as RuleType,
+    cost,
+    groupId: body.group_id?.toLowerCase() ?? null,
+    tenantId: body.tenant_id ?? null,
+  };
+}
+
+const THRESHOLD_ATTRIBUTES: Record<string, AttributeRule> = {
+  threshold_id: { mutable: false, normalize: lowercaseUuid },
+  service_id: { mutable: false, normalize: lowercaseUuid },
+  field_id: { mutable: false, normalize: lowercaseUuid },
+  level: { mutable: true, normalize: (value) => parseDecimal(value, LEVEL_COLUMN, 'level') },
+  cost: { mutable: true, normalize: (value) => parseDecimal(value, COST_COLUMN, 'cost') },
+  type: { mutable: true },
+  group_id: { mutable: true, normalize: lowercaseUuid },
+  tenant_id: { mutable: true },
+};
+
+/**
+ * Plans a threshold update: `level`, `cost`, `type`, `group_id` (null detaches) and `tenant_id`
+ * may change; absent attributes keep their values.
+ *
+ * @throws BadRequestError for invalid values or a changed immutable attribute.
+ */
+export function planThresholdUpdate(stored: Threshold, body: ThresholdUpdateBody): { changes: Partial<Threshold>; result: Threshold } {
+  const { changes } = diffUpdate(stored, body, THRESHOLD_ATTRIBUTES);
+  if (changes.level === null || changes.cost === null || changes.type === null) {
+    const attribute = ['level', 'cost', 'type'].find((name) => changes[name] === null) ?? 'level';
+    throw new BadRequestError(`Invalid input for field/attribute ${attribute}. Value: 'None'. Mandatory field missing.`);
+  }
+  return { changes: changes as Partial<Threshold>, result: { ...stored, ...changes } as Threshold };
+}
+
+/** A threshold that may clash: same parent, level, tenant and group (null equals null). */
+export interface ThresholdKey {
+  thresholdId: string;
+  parent: ParentRef;
+  level: string;
+  tenantId: string | null;
+  groupId: string | null;
+}
+
+/**
+ * The 409 for a threshold whose level already exists for its parent, tenant and group
+ * (fix: CloudKitty accepted duplicates when the tenant was null), or null.
+ */
+export function findThresholdConflict(candidate: ThresholdKey, others: readonly ThresholdKey[]): ConflictError | null {
+  const clash = others.find(
+    (other) =>
+      other.thresholdId !== candidate.thresholdId &&
+      other.parent.kind === candidate.parent.kind &&
+      other.parent.id === candidate.parent.id &&
+      other.level === candidate.level &&
+      other.tenantId === candidate.tenantId &&
+      other.groupId === candidate.groupId,
+  );
+  return clash ? thresholdExists(candidate.level, candidate.parent, candidate.tenantId) : null;
+}
+
+/** Mapping list query as received (strings), see `MappingListQuery`. */
+export interface MappingQuery extends RuleFilterQuery {
+  service_id?: string;
+  field_id?: string;
+  group_id?: string;
+  no_group?: string;
+  tenant_id?: string;
+  filter_tenant?: string;
+  all?: string;
+}
+
+/**
+ * Turns mapping list query parameters into filters (api.md §4). `tenant_id` counts only with
+ * `filter_tenant=true` (CloudKitty compat).
+ *
+ * @throws BadRequestError for `service_id` with `field_id` (fix: CloudKitty silently ignored
+ *   `field_id`), `all=false` without a parent filter (fix: CloudKitty 500), or an invalid datetime.
+ */
+export function mappingFiltersFrom(query: MappingQuery, now: Date): MappingFilters {
+  if (query.service_id !== undefined && query.field_id !== undefined) {
+    throw new BadRequestError('You can only specify one parent: filter by service_id or by field_id, not both.');
+  }
+  if (queryBoolean(query.all) === false && query.service_id === undefined && query.field_id === undefined && query.group_id === undefined) {
+    throw new BadRequestError('You must specify either service_uuid, field_uuid or group_uuid.');
+  }
+  return {
+    ...ruleFiltersFrom(query, now),
+    serviceId: query.service_id,
+    fieldId: query.field_id,
+    groupId: query.group_id,
+    noGroup: queryBoolean(query.no_group),
+    tenantId: queryBoolean(query.filter_tenant) ? (query.tenant_id ?? null) : undefined,
+  };
+}

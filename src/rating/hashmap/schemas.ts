@@ -1,0 +1,147 @@
+/**
+ * TypeBox schemas of the hashmap resources (api.md §3-§4): response objects, request bodies and
+ * query strings. Bodies refuse unknown attributes but accept the read-only ones the client echoes.
+ */
+import { Type, type Static } from 'typebox';
+import {
+  BooleanText,
+  DateTimeInput,
+  DecimalInput,
+  EchoedValue,
+  NullableDateTime,
+  NullableString,
+  QueryString,
+  UuidText,
+} from '../common/schemas.js';
+
+/** Rule types, always in this order (fix: CloudKitty's order was unstable). */
+export const RULE_TYPES = ['flat', 'rate'] as const;
+export type RuleType = (typeof RULE_TYPES)[number];
+const RuleTypeInput = Type.String({ enum: [...RULE_TYPES] });
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Id = Type.String({ description: 'UUID' });
+const NullableId = NullableString({ description: 'UUID' });
+
+export const Service = Type.Object({ service_id: Id, name: Type.String() });
+export type Service = Static<typeof Service>;
+export const ServiceCollection = Type.Object({ services: Type.Array(Service) });
+export const ServiceCreateBody = Type.Object({ name: Name, service_id: Type.Optional(EchoedValue) }, { additionalProperties: false });
+
+export const Field = Type.Object({ field_id: Id, name: Type.String(), service_id: Id });
+export type Field = Static<typeof Field>;
+export const FieldCollection = Type.Object({ fields: Type.Array(Field) });
+export const FieldCreateBody = Type.Object(
+  { name: Name, service_id: Type.String(), field_id: Type.Optional(EchoedValue) },
+  { additionalProperties: false },
+);
+
+export const Group = Type.Object({ group_id: Id, name: Type.String() });
+export type Group = Static<typeof Group>;
+export const GroupCollection = Type.Object({ groups: Type.Array(Group) });
+export const GroupCreateBody = Type.Object({ name: Name, group_id: Type.Optional(EchoedValue) }, { additionalProperties: false });
+
+export const Mapping = Type.Object({
+  mapping_id: Id,
+  value: NullableString(),
+  type: Type.String(),
+  cost: Type.String({ description: 'decimal, 28 fraction digits; per unit of quantity per collection period' }),
+  service_id: NullableId,
+  field_id: NullableId,
+  group_id: NullableId,
+  tenant_id: NullableString(),
+  name: Type.String(),
+  description: NullableString(),
+  start: NullableDateTime,
+  end: NullableDateTime,
+  created_at: NullableDateTime,
+  deleted: NullableDateTime,
+  created_by: NullableString(),
+  updated_by: NullableString(),
+  deleted_by: NullableString(),
+});
+export type Mapping = Static<typeof Mapping>;
+export const MappingCollection = Type.Object({ mappings: Type.Array(Mapping) });
+
+const mappingInputProperties = {
+  value: Type.Optional(NullableString({ maxLength: 255 })),
+  type: Type.Optional(RuleTypeInput),
+  cost: DecimalInput,
+  service_id: Type.Optional(NullableString()),
+  field_id: Type.Optional(NullableString()),
+  group_id: Type.Optional(NullableString()),
+  tenant_id: Type.Optional(NullableString({ maxLength: 255 })),
+  name: Type.Optional(NullableString({ minLength: 1, maxLength: 32 })),
+  description: Type.Optional(NullableString({ maxLength: 256 })),
+  start: Type.Optional(DateTimeInput),
+  end: Type.Optional(DateTimeInput),
+  mapping_id: Type.Optional(EchoedValue),
+  created_at: Type.Optional(EchoedValue),
+  deleted: Type.Optional(EchoedValue),
+  created_by: Type.Optional(EchoedValue),
+  updated_by: Type.Optional(EchoedValue),
+  deleted_by: Type.Optional(EchoedValue),
+};
+export const MappingCreateBody = Type.Object(mappingInputProperties, { additionalProperties: false });
+export type MappingCreateBody = Static<typeof MappingCreateBody>;
+export const MappingUpdateBody = Type.Partial(MappingCreateBody, { additionalProperties: false });
+export type MappingUpdateBody = Static<typeof MappingUpdateBody>;
+
+export const Threshold = Type.Object({
+  threshold_id: Id,
+  level: Type.String({ description: 'decimal, 8 fraction digits' }),
+  type: Type.String(),
+  cost: Type.String({ description: 'decimal, 28 fraction digits' }),
+  service_id: NullableId,
+  field_id: NullableId,
+  group_id: NullableId,
+  tenant_id: NullableString(),
+});
+export type Threshold = Static<typeof Threshold>;
+export const ThresholdCollection = Type.Object({ thresholds: Type.Array(Threshold) });
+export const ThresholdCreateBody = Type.Object(
+  {
+    level: DecimalInput,
+    type: Type.Optional(RuleTypeInput),
+    cost: DecimalInput,
+    service_id: Type.Optional(NullableString()),
+    field_id: Type.Optional(NullableString()),
+    group_id: Type.Optional(NullableString()),
+    tenant_id: Type.Optional(NullableString({ maxLength: 255 })),
+    threshold_id: Type.Optional(EchoedValue),
+  },
+  { additionalProperties: false },
+);
+export type ThresholdCreateBody = Static<typeof ThresholdCreateBody>;
+export const ThresholdUpdateBody = Type.Partial(ThresholdCreateBody, { additionalProperties: false });
+export type ThresholdUpdateBody = Static<typeof ThresholdUpdateBody>;
+
+/** Mapping list filters (api.md §4). */
+export const MappingListQuery = QueryString({
+  service_id: Type.Optional(UuidText),
+  field_id: Type.Optional(UuidText),
+  group_id: Type.Optional(UuidText),
+  no_group: Type.Optional(BooleanText),
+  tenant_id: Type.Optional(Type.String()),
+  filter_tenant: Type.Optional(BooleanText),
+  deleted: Type.Optional(BooleanText),
+  start: Type.Optional(Type.String()),
+  end: Type.Optional(Type.String()),
+  created_by: Type.Optional(Type.String()),
+  updated_by: Type.Optional(Type.String()),
+  deleted_by: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  is_active: Type.Optional(BooleanText),
+  all: Type.Optional(BooleanText),
+});
+export type MappingListQuery = Static<typeof MappingListQuery>;
+
+/** Threshold list filters (api.md §4). */
+export const ThresholdListQuery = QueryString({
+  service_id: Type.Optional(UuidText),
+  field_id: Type.Optional(UuidText),
+  group_id: Type.Optional(UuidText),
+  no_group: Type.Optional(BooleanText),
+  tenant_id: Type.Optional(Type.String()),
+  filter_tenant: Type.Optional(BooleanText),
+});
+export type ThresholdListQuery = Static<typeof ThresholdListQuery>;

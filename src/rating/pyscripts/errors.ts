@@ -1,0 +1,7 @@
+/** The pyscripts module's errors, with CloudKitty's messages. */
+import { ConflictError, NotFoundError } from '../common/errors.js';
+
+/** 404 `No such script: None (UUID: {id})`. */
+export const noSuchScript = (id: string) => new NotFoundError(`No such script: None (UUID: ${id})`);
+/** 409 `Script {name} already exists (UUID: {id})`. */
+export const scriptExists = (name: string, id: string) => new ConflictError(`Script ${name} already exists (UUID: ${id})`);

@@ -1,0 +1,120 @@
+/**
+ * SQL for pyscripts scripts: versioned rules, soft-deleted. `data` is stored zlib-compressed
+ * (CloudKitty compat), with the SHA-512 checksum of the uncompressed text.
+ */
+import { randomUUID } from 'node:crypto';
+import { deflateSync, inflateSync } from 'node:zlib';
+import type { Database } from '../../database/connection.js';
+import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
+import { formatStoredDateTime, toStorageDateTime } from '../common/datetime.js';
+import { ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
+import { noSuchScript, scriptExists } from './errors.js';
+import { planScriptUpdate, scriptChecksum, type ScriptDraft } from './rules.js';
+import type { Script, ScriptUpdateBody } from './schemas.js';
+
+const SUMMARY_COLUMNS = ['s.script_id', 's.name', 's.checksum', 's.description', 's.start', 's.end', 's.created_at', 's.deleted', 's.created_by', 's.updated_by', 's.deleted_by'] as const;
+
+function selectScripts(db: Transaction) {
+  return db.selectFrom('pyscripts_scripts as s').select(SUMMARY_COLUMNS);
+}
+
+type ScriptRow = Awaited<ReturnType<ReturnType<typeof selectScripts>['executeTakeFirstOrThrow']>> & { data?: Buffer };
+
+function toScript(row: ScriptRow): Script {
+  const script: Script = {
+    script_id: row.script_id,
+    name: row.name,
+    checksum: row.checksum,
+    description: row.description,
+    start: formatStoredDateTime(row.start),
+    end: formatStoredDateTime(row.end),
+    created_at: formatStoredDateTime(row.created_at),
+    deleted: formatStoredDateTime(row.deleted),
+    created_by: row.created_by,
+    updated_by: row.updated_by,
+    deleted_by: row.deleted_by,
+  };
+  if (row.data !== undefined) script.data = inflateSync(row.data).toString('utf8');
+  return script;
+}
+
+/** PyScripts scripts. */
+export class ScriptRepository {
+  constructor(private readonly database: Database) {}
+
+  /** Scripts matching the filters, in creation order; `withData: false` leaves `data` out. */
+  async list(filters: RuleFilters, options: { withData: boolean }): Promise<Script[]> {
+    let query = options.withData ? selectScripts(this.database.db).select('s.data') : selectScripts(this.database.db);
+    for (const condition of ruleFilterConditions('s', filters)) query = query.where(condition);
+    const rows = await query.orderBy('s.id').execute();
+    return rows.map(toScript);
+  }
+
+  /** @throws NotFoundError `No such script: None (UUID: {id})`, also when soft-deleted. */
+  get(uuid: string): Promise<Required<Script>> {
+    return this.getLive(this.database.db, uuid);
+  }
+
+  private async getLive(db: Transaction, uuid: string): Promise<Required<Script>> {
+    const row = await selectScripts(db).select('s.data').where('s.script_id', '=', uuid).where('s.deleted', 'is', null).executeTakeFirst();
+    if (!row) throw noSuchScript(uuid);
+    return toScript(row) as Required<Script>;
+  }
+
+  /** Creates a script in one transaction. @throws ConflictError when a live script has the name. */
+  create(draft: ScriptDraft, audit: { actor: string; now: Date }): Promise<Required<Script>> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const existing = await transaction.selectFrom('pyscripts_scripts').select('script_id').where('name', '=', draft.name).where('deleted', 'is', null).executeTakeFirst();
+      if (existing) throw scriptExists(draft.name, existing.script_id);
+      const scriptId = randomUUID();
+      await transaction
+        .insertInto('pyscripts_scripts')
+        .values({
+          script_id: scriptId,
+          name: draft.name,
+          data: deflateSync(Buffer.from(draft.data, 'utf8')),
+          checksum: scriptChecksum(draft.data),
+          description: draft.description,
+          start: toStorageDateTime(draft.start),
+          end: draft.end === null ? null : toStorageDateTime(draft.end),
+          created_at: toStorageDateTime(audit.now),
+          created_by: audit.actor,
+        })
+        .execute();
+      return this.getLive(transaction, scriptId);
+    });
+  }
+
+  /** Updates a live script in one transaction (api.md §6). @throws NotFoundError, BadRequestError. */
+  update(uuid: string, body: ScriptUpdateBody, audit: { actor: string; now: Date }): Promise<Required<Script>> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const stored = await this.getLive(transaction, uuid);
+      const { changes, result } = planScriptUpdate(stored, body, audit.now);
+      await transaction
+        .updateTable('pyscripts_scripts')
+        .set({
+          ...(changes.data !== undefined ? { data: deflateSync(Buffer.from(result.data, 'utf8')), checksum: result.checksum } : {}),
+          ...('description' in changes ? { description: changes.description } : {}),
+          ...(changes.start ? { start: toStorageDateTime(new Date(changes.start)) } : {}),
+          ...('end' in changes ? { end: changes.end ? toStorageDateTime(new Date(changes.end)) : null } : {}),
+          updated_by: audit.actor,
+        })
+        .where('script_id', '=', uuid)
+        .execute();
+      return this.getLive(transaction, uuid);
+    });
+  }
+
+  /** Soft-deletes a live script. @throws NotFoundError when unknown or already deleted. */
+  async delete(uuid: string, audit: { actor: string; now: Date }): Promise<void> {
+    const result = await inWriteTransaction(this.database, (transaction) =>
+      transaction
+        .updateTable('pyscripts_scripts')
+        .set({ deleted: toStorageDateTime(audit.now), deleted_by: audit.actor })
+        .where('script_id', '=', uuid)
+        .where('deleted', 'is', null)
+        .executeTakeFirst(),
+    );
+    if (result.numUpdatedRows === 0n) throw noSuchScript(uuid);
+  }
+}

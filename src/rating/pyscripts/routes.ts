@@ -1,0 +1,68 @@
+/** Routes of pyscripts scripts (api.md §5-§6), mounted under `module_config/pyscripts`. */
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actingUser, requestTime, resourceId, setLocation } from '../../http/request.js';
+import { ruleFiltersFrom } from '../common/rule-filters.js';
+import { BooleanText, QueryString, queryBoolean } from '../common/schemas.js';
+import { noSuchScript } from './errors.js';
+import type { ScriptRepository } from './repository.js';
+import { parseScriptCreate } from './rules.js';
+import { Script, ScriptCollection, ScriptCreateBody, ScriptListQuery, ScriptUpdateBody } from './schemas.js';
+
+/** Options of {@link pyscriptsRoutes}. */
+export interface PyscriptsRouteOptions {
+  scripts: ScriptRepository;
+  /** Hide from the OpenAPI document (the `/v1/billing` alias). */
+  hidden: boolean;
+}
+
+const IdQuery = QueryString({ script_id: Type.Optional(Type.String()) });
+
+/** Scripts: list (`no_data` and filters), get, create (`force`), update, soft delete. */
+export const pyscriptsRoutes: FastifyPluginAsyncTypebox<PyscriptsRouteOptions> = async (app, { scripts, hidden }) => {
+  const tags = ['pyscripts'];
+  app.get('/scripts', { schema: { hide: hidden, tags, summary: 'List scripts', querystring: ScriptListQuery, response: { 200: ScriptCollection } } }, async (request) => ({
+    scripts: await scripts.list(ruleFiltersFrom(request.query, requestTime()), { withData: !queryBoolean(request.query.no_data) }),
+  }));
+  app.get('/scripts/:script_id', { schema: { hide: hidden, tags, summary: 'Get a script', querystring: IdQuery, response: { 200: Script } } }, (request) =>
+    scripts.get(resourceId(request, 'script_id', noSuchScript)),
+  );
+  app.post(
+    '/scripts',
+    {
+      config: { bodyName: 'script_data' },
+      schema: { hide: hidden, tags, summary: 'Create a script', querystring: QueryString({ force: Type.Optional(BooleanText) }), body: ScriptCreateBody, response: { 201: Script } },
+    },
+    async (request, reply) => {
+      const now = requestTime();
+      const script = await scripts.create(parseScriptCreate(request.body, now, queryBoolean(request.query.force) ?? false), { actor: actingUser(request), now });
+      setLocation(request, reply, script.script_id);
+      return reply.code(201).send(script);
+    },
+  );
+  for (const url of ['/scripts', '/scripts/:script_id']) {
+    app.put(
+      url,
+      {
+        config: { bodyName: 'script_data' },
+        schema: { hide: hidden, tags, summary: 'Update a script (api.md §6)', querystring: IdQuery, body: ScriptUpdateBody, response: { 200: Script } },
+        preValidation: async (request) => {
+          await scripts.get(resourceId(request, 'script_id', noSuchScript));
+        },
+      },
+      async (request, reply) => {
+        const script = await scripts.update(resourceId(request, 'script_id', noSuchScript), request.body, { actor: actingUser(request), now: requestTime() });
+        setLocation(request, reply, script.script_id);
+        return script;
+      },
+    );
+    app.delete(
+      url,
+      { schema: { hide: hidden, tags, summary: 'Soft-delete a script', querystring: IdQuery, body: Type.Object({ script_id: Type.Optional(Type.String()) }, { additionalProperties: false }) } },
+      async (request, reply) => {
+        await scripts.delete(resourceId(request, 'script_id', noSuchScript), { actor: actingUser(request), now: requestTime() });
+        return reply.code(204).send();
+      },
+    );
+  }
+};

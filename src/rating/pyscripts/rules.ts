@@ -1,0 +1,54 @@
+/** PyScripts validation rules (api.md §5-§6), pure. */
+import { createHash } from 'node:crypto';
+import { parseDateTime } from '../common/datetime.js';
+import { checkNewValidity, checkValidityUpdate, validityOf, type Validity } from '../common/versioning.js';
+import { diffUpdate, lowercaseUuid, VERSIONED_RULE_ATTRIBUTES, type AttributeRule } from '../common/update.js';
+import type { Script, ScriptCreateBody, ScriptUpdateBody } from './schemas.js';
+
+/** A script to create, validated. */
+export interface ScriptDraft extends Validity {
+  name: string;
+  /** Python source text. */
+  data: string;
+  description: string | null;
+}
+
+/** Lowercase hex SHA-512 of the UTF-8 source (CloudKitty compat: over the uncompressed bytes). */
+export function scriptChecksum(data: string): string {
+  return createHash('sha512').update(data, 'utf8').digest('hex');
+}
+
+/**
+ * Validates a script create body: dates (start in the past unless `force`, end before start).
+ * `start` defaults to the request time (fix: CloudKitty used the process start time).
+ *
+ * @throws BadRequestError with CloudKitty's messages.
+ */
+export function parseScriptCreate(body: ScriptCreateBody, now: Date, force: boolean): ScriptDraft {
+  const start = body.start != null ? parseDateTime(body.start, 'start', 'start') : now;
+  const end = body.end != null ? parseDateTime(body.end, 'end', 'end') : null;
+  checkNewValidity({ start, end }, now, { startGiven: body.start != null, force });
+  return { name: body.name, data: body.data ?? '', description: body.description ?? null, start, end };
+}
+
+/**
+ * Plans a script update (api.md §6): `data`, `description`, `start`, `end` may change while the
+ * script has not started; a running script may only change `end`. An echoed `checksum` is
+ * accepted when it matches the stored data or the new data.
+ *
+ * @throws BadRequestError with CloudKitty's messages.
+ */
+export function planScriptUpdate(stored: Required<Script>, body: ScriptUpdateBody, now: Date): { changes: Partial<Script>; result: Required<Script> } {
+  const newChecksum = typeof body.data === 'string' ? scriptChecksum(body.data) : stored.checksum;
+  const attributes: Record<string, AttributeRule> = {
+    ...VERSIONED_RULE_ATTRIBUTES,
+    script_id: { mutable: false, normalize: lowercaseUuid },
+    data: { mutable: true },
+    checksum: { mutable: false, normalize: (value) => (value === newChecksum ? stored.checksum : value) },
+  };
+  const { changes, changed } = diffUpdate(stored, body, attributes);
+  const result = { ...stored, ...changes } as Required<Script>;
+  checkValidityUpdate(validityOf(stored), validityOf(result), changed, now);
+  if ('data' in changes) result.checksum = newChecksum;
+  return { changes: changes as Partial<Script>, result };
+}

@@ -1,0 +1,44 @@
+/**
+ * Runs one Tariff process: opens and migrates the database, listens, and shuts down cleanly on
+ * SIGTERM/SIGINT (stops accepting, finishes requests in flight, closes the database).
+ */
+import { buildApp, type TariffApp } from './http/app.js';
+import { openDatabase, type Database } from './database/connection.js';
+import { migrateToLatest } from './database/migrate.js';
+import type { TariffConfig } from './config.js';
+
+/** A running server. */
+export interface RunningServer {
+  app: TariffApp;
+  database: Database;
+  /** The bound address, e.g. `http://127.0.0.1:8889`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the database, applies migrations, builds the app and listens on `config.host:port`.
+ *
+ * @throws ConfigurationError for a bad database URL; MigrationError when a migration fails; the
+ *   listen error when the port is taken.
+ */
+export async function startServer(config: TariffConfig): Promise<RunningServer> {
+  const database = openDatabase(config.databaseUrl);
+  try {
+    const applied = await migrateToLatest(database);
+    const app = await buildApp({ config, database });
+    if (applied.length > 0) app.log.info({ migrations: applied.map((result) => result.migrationName) }, 'database migrated');
+    const url = await app.listen({ host: config.host, port: config.port });
+    app.log.info({ database: database.description, url }, 'Tariff is serving the rating API');
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        await app.close();
+        await database.close();
+      })());
+    return { app, database, url, stop };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
