@@ -130,6 +130,9 @@ export function installFaultHandling(app: FastifyInstance): void {
       return sendFault(reply, 400, fault.message);
     }
     const status = error.statusCode ?? 500;
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendFault(reply, 415, `Unknown mimetype: ${request.headers['content-type'] ?? 'none'}; send application/json`);
+    }
     if (status >= 400 && status < 500) return sendFault(reply, status, error.message);
     request.log.error({ err: error }, 'unexpected server fault');
     return sendFault(reply, 500, 'The server could not complete the request; the error is in its log.');

@@ -1,0 +1,80 @@
+/**
+ * Test harness: a real Tariff app on a real database (a fresh SQLite file by default; PostgreSQL
+ * or MariaDB scratch databases when TARIFF_TEST_DATABASES names them), driven through inject().
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp, type TariffApp } from '../../src/http/app.js';
+import { openDatabase, type Database } from '../../src/database/connection.js';
+import { migrateToLatest } from '../../src/database/migrate.js';
+import { loadConfig } from '../../src/config.js';
+
+export const H = '/v1/rating/module_config/hashmap';
+export const P = '/v1/rating/module_config/pyscripts';
+
+/** A response as the tests see it. */
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body, or undefined when empty. */
+  body: any;
+  text: string;
+}
+
+export interface TestApp {
+  app: TariffApp;
+  database: Database;
+  databaseUrl: string;
+  /** Sends a request the way the CloudKitty client does (JSON content type on every request). */
+  request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  get(url: string): Promise<TestResponse>;
+  post(url: string, body: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  put(url: string, body: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  del(url: string, body?: unknown): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+/** Starts an app on a fresh SQLite file (the default) or on `databaseUrl`. */
+export async function startTestApp(options: { databaseUrl?: string } = {}): Promise<TestApp> {
+  const directory = mkdtempSync(join(tmpdir(), 'tariff-test-'));
+  const databaseUrl = options.databaseUrl ?? `sqlite:${join(directory, 'tariff.db')}`;
+  const database = openDatabase(databaseUrl);
+  await migrateToLatest(database);
+  const config = { ...loadConfig({}), databaseUrl };
+  const app = await buildApp({ config, database, logger: false });
+  await app.ready();
+
+  async function request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
+    const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+    const response = await app.inject({ method: method as 'GET', url, payload, headers: { 'content-type': 'application/json', ...headers } });
+    let parsed: unknown;
+    try {
+      parsed = response.body === '' ? undefined : JSON.parse(response.body);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.statusCode, headers: response.headers as TestResponse['headers'], body: parsed, text: response.body };
+  }
+
+  return {
+    app,
+    database,
+    databaseUrl,
+    request,
+    get: (url) => request('GET', url),
+    post: (url, body, headers) => request('POST', url, body, headers),
+    put: (url, body, headers) => request('PUT', url, body, headers),
+    del: (url, body) => request('DELETE', url, body),
+    async close() {
+      await app.close();
+      await database.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An ISO datetime `days` from now (negative: in the past), whole seconds, UTC. */
+export function daysFromNow(days: number): string {
+  return new Date(Math.floor(Date.now() / 1000) * 1000 + days * 86_400_000).toISOString().replace('.000Z', '+00:00');
+}
