@@ -11,7 +11,6 @@ export interface MigrationContext {
 export function columnTypes(dialect: DialectName) {
   const sqlite = dialect === 'sqlite';
   return {
-    primaryKey: 'integer',
     cost: sql.raw(sqlite ? 'text' : 'numeric(40, 28)'),
     level: sql.raw(sqlite ? 'text' : 'numeric(20, 8)'),
     dateTime: sql.raw(sqlite ? 'text' : dialect === 'postgres' ? 'timestamp' : 'datetime'),
