@@ -9,6 +9,7 @@ import { buildApp, type TariffApp } from '../../src/http/app.js';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { loadConfig } from '../../src/config.js';
+import { createScratchDatabase } from './databases.js';
 
 export const H = '/v1/rating/module_config/hashmap';
 export const P = '/v1/rating/module_config/pyscripts';
@@ -35,10 +36,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Starts an app on a fresh SQLite file (the default) or on `databaseUrl`. */
+/**
+ * Starts an app on a fresh database of the kind named by `TARIFF_TEST_DATABASE` (`sqlite`, the
+ * default: a new file; `postgres` / `mysql`: a new scratch database on the local server), or on
+ * `databaseUrl` when given.
+ */
 export async function startTestApp(options: { databaseUrl?: string } = {}): Promise<TestApp> {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-test-'));
-  const databaseUrl = options.databaseUrl ?? `sqlite:${join(directory, 'tariff.db')}`;
+  const scratch = options.databaseUrl ? undefined : await createScratchDatabase(directory);
+  const databaseUrl = options.databaseUrl ?? scratch!.url;
   const database = openDatabase(databaseUrl);
   await migrateToLatest(database);
   const config = { ...loadConfig({}), databaseUrl };
@@ -69,6 +75,7 @@ export async function startTestApp(options: { databaseUrl?: string } = {}): Prom
     async close() {
       await app.close();
       await database.close();
+      await scratch?.drop();
       rmSync(directory, { recursive: true, force: true });
     },
   };
