@@ -72,9 +72,11 @@ export async function up(db: Kysely<unknown>, context: MigrationContext): Promis
     .addColumn('tenant_id', 'varchar(255)')
     .addColumn('name', 'varchar(32)', (column) => column.notNull());
   await versionedRuleColumns(mappings, context).execute();
-  for (const column of ['service_id', 'field_id', 'group_id']) {
-    await db.schema.createIndex(`ix_hashmap_mappings_${column}`).on('hashmap_mappings').column(column).execute();
-  }
+  // The conflict checks look mappings up by parent and value, and by name.
+  await db.schema.createIndex('ix_hashmap_mappings_service_value').on('hashmap_mappings').columns(['service_id', 'value', 'tenant_id']).execute();
+  await db.schema.createIndex('ix_hashmap_mappings_field_value').on('hashmap_mappings').columns(['field_id', 'value', 'tenant_id']).execute();
+  await db.schema.createIndex('ix_hashmap_mappings_group_id').on('hashmap_mappings').column('group_id').execute();
+  await db.schema.createIndex('ix_hashmap_mappings_name').on('hashmap_mappings').column('name').execute();
 
   await db.schema
     .createTable('hashmap_thresholds')
@@ -88,9 +90,9 @@ export async function up(db: Kysely<unknown>, context: MigrationContext): Promis
     .addColumn('group_id', 'integer', (column) => column.references('hashmap_groups.id').onDelete('set null'))
     .addColumn('tenant_id', 'varchar(255)')
     .execute();
-  for (const column of ['service_id', 'field_id', 'group_id']) {
-    await db.schema.createIndex(`ix_hashmap_thresholds_${column}`).on('hashmap_thresholds').column(column).execute();
-  }
+  await db.schema.createIndex('ix_hashmap_thresholds_service_level').on('hashmap_thresholds').columns(['service_id', 'level']).execute();
+  await db.schema.createIndex('ix_hashmap_thresholds_field_level').on('hashmap_thresholds').columns(['field_id', 'level']).execute();
+  await db.schema.createIndex('ix_hashmap_thresholds_group_id').on('hashmap_thresholds').column('group_id').execute();
 
   const scripts = db.schema
     .createTable('pyscripts_scripts')
