@@ -27,12 +27,20 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
   try {
     const applied = await migrateToLatest(database);
     const app = await buildApp({ config, database });
+    // Requests still in flight when stop() is called answer with `Connection: close`: otherwise
+    // their keep-alive connections, idle only after close() reaped the idle ones, would hold the
+    // shutdown open until the client or the keep-alive timeout drops them.
+    let closing = false;
+    app.addHook('onSend', async (_request, reply) => {
+      if (closing) reply.header('Connection', 'close');
+    });
     if (applied.length > 0) app.log.info({ migrations: applied.map((result) => result.migrationName) }, 'database migrated');
     const url = await app.listen({ host: config.host, port: config.port });
     app.log.info({ database: database.description, url }, 'Tariff is serving the rating API');
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        closing = true;
         await app.close();
         await database.close();
       })());

@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TariffConfig } from '../config.js';
 import type { Database } from '../database/connection.js';
 import { BadRequestError } from '../rating/common/errors.js';
-import { installFaultHandling } from './faults.js';
+import { installFaultHandling, sendFault } from './faults.js';
 import { registerRootRoutes } from './root.js';
 import { ratingRoutes } from '../rating/routes.js';
 
@@ -36,6 +36,14 @@ export async function buildApp({ config, database, logger }: AppDependencies): P
     logger: logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Errors the router raises before any route is chosen get the WSME fault body too: a
+    // malformed URL (bad percent-encoding) is a 400; a path segment too long to be any id is not
+    // found, as a non-UUID id in a path is (api.md §1).
+    frameworkErrors: (error, request, reply) => {
+      const path = request.raw.url?.split('?')[0] ?? '';
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') sendFault(reply, 404, `Resource not found: ${request.method} ${path}`);
+      else sendFault(reply, error.statusCode ?? 400, `Malformed URL: ${error.message}`);
+    },
     // OpenStack request ids: `req-<uuid>`, taken from the caller when well-formed.
     requestIdHeader: false,
     genReqId: (request) => {

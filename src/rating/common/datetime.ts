@@ -41,14 +41,25 @@ export function parseDateTime(value: unknown, attribute: string, dateOnly: DateO
   ) {
     throw invalidInput(attribute, value, 'Value is not a valid calendar date and time.');
   }
-  return new Date(utc - offsetMinutes(offset) * 60_000);
+  const minutes = offsetMinutes(offset);
+  if (minutes === null) throw invalidInput(attribute, value, 'Value has an invalid UTC offset: at most ±23:59.');
+  const result = new Date(utc - minutes * 60_000);
+  // Stored as `YYYY-MM-DD HH:MM:SS`: a UTC year outside 1-9999 has no such text (Python's range too).
+  if (result.getUTCFullYear() < 1 || result.getUTCFullYear() > 9999) {
+    throw invalidInput(attribute, value, 'Value is out of range: the UTC year must be between 1 and 9999.');
+  }
+  return result;
 }
 
-function offsetMinutes(offset: string | undefined): number {
+/** Minutes east of UTC of an ISO offset (`Z`, `+02`, `+0200`, `+02:00`); null when out of range. */
+function offsetMinutes(offset: string | undefined): number | null {
   if (!offset || offset === 'Z') return 0;
   const sign = offset.startsWith('-') ? -1 : 1;
   const digits = offset.slice(1).replace(':', '');
-  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2) || 0);
+  if (hours > 23 || minutes > 59) return null;
+  return sign * (hours * 60 + minutes);
 }
 
 /** `date` rounded down to a whole second. */

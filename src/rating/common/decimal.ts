@@ -36,13 +36,13 @@ const LONGEST_DECIMAL_TEXT = 128;
  *
  * A JSON number is taken by its shortest decimal text, so `0.1` is exactly one tenth
  * (fix: CloudKitty on SQLite stored the binary float). More fraction digits than the scale are
- * rounded half-even (api.md §1); more significant digits than the column's precision is an
- * over-precise value and refused.
+ * rounded half-even (api.md §1), however many significant digits the text has: after rounding,
+ * only the integer digits can exceed the column.
  *
  * @returns the value as fixed-scale text, e.g. `"0.1000000000000000000000000000"` for a cost.
  * @throws BadRequestError (400, WSME `Invalid input` wording) when the value is not a finite
- *   number, has more than `precision - scale` integer digits, too many significant digits, or is
- *   negative for an unsigned column.
+ *   number, has more than `precision - scale` integer digits once rounded, or is negative for an
+ *   unsigned column.
  */
 export function parseDecimal(value: unknown, column: DecimalColumn, attribute: string): string {
   let text: string;
@@ -58,9 +58,6 @@ export function parseDecimal(value: unknown, column: DecimalColumn, attribute: s
     throw invalidInput(attribute, value, 'Value must be a finite decimal number.');
   }
   const decimal = new ExactDecimal(text);
-  if (decimal.precision() > column.precision) {
-    throw invalidInput(attribute, value, `Too many significant digits: at most ${column.precision}.`);
-  }
   const rounded = decimal.toDecimalPlaces(column.scale);
   const integerDigits = column.precision - column.scale;
   if (rounded.abs().gte(new ExactDecimal(10).pow(integerDigits))) {

@@ -45,6 +45,7 @@ export function quoteValue(value: unknown): string {
   if (value === undefined || value === null) text = 'None';
   else if (typeof value === 'string') text = value;
   else if (typeof value === 'boolean') text = value ? 'True' : 'False';
+  else if (typeof value === 'number') text = String(value); // JSON.stringify(Infinity) would say 'null'
   else text = JSON.stringify(value) ?? String(value);
   return text.length > QUOTED_VALUE_LIMIT ? `${text.slice(0, QUOTED_VALUE_LIMIT)}...` : text;
 }

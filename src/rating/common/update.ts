@@ -49,11 +49,13 @@ export function diffUpdate(
   return { changes, changed: Object.keys(changes) };
 }
 
-/** A read-only datetime echoed back: compared in API form. */
-export const readOnlyDateTime: AttributeRule = {
-  mutable: false,
-  normalize: (value) => (value === null ? null : formatStoredDateTime(parseDateTime(value, 'datetime'))),
-};
+/** A read-only datetime echoed back: compared in API form; an invalid one is a 400 naming `attribute`. */
+export function readOnlyDateTime(attribute: string): AttributeRule {
+  return {
+    mutable: false,
+    normalize: (value) => (value === null ? null : formatStoredDateTime(parseDateTime(value, attribute))),
+  };
+}
 
 /** UUIDs compare case-insensitively; stored ones are lowercase. */
 export const lowercaseUuid = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
@@ -64,8 +66,8 @@ export const lowercaseUuid = (value: unknown) => (typeof value === 'string' ? va
  */
 export const VERSIONED_RULE_ATTRIBUTES: Readonly<Record<string, AttributeRule>> = {
   name: { mutable: false },
-  created_at: readOnlyDateTime,
-  deleted: readOnlyDateTime,
+  created_at: readOnlyDateTime('created_at'),
+  deleted: readOnlyDateTime('deleted'),
   created_by: { mutable: false },
   updated_by: { mutable: false },
   deleted_by: { mutable: false },

@@ -76,7 +76,8 @@ export function checkValidityUpdate(stored: Validity, proposed: Validity, change
     }
     if (changed.includes('end') && proposed.end !== null && proposed.end.getTime() < now.getTime()) {
       throw new BadRequestError(
-        `End date must be in the future. end=[${formatMessageDateTime(proposed.end)}] current time=[${formatMessageDateTime(now)}].`,
+        // CloudKitty's text, without a final period (unlike the create messages).
+        `End date must be in the future. end=[${formatMessageDateTime(proposed.end)}] current time=[${formatMessageDateTime(now)}]`,
       );
     }
     return;

@@ -73,24 +73,25 @@ function toMapping(row: MappingRow): Mapping {
   };
 }
 
-/** Live mappings sharing the candidate's name or key (parent, value, tenant, group): where a conflict can come from. */
+/**
+ * Live mappings sharing the candidate's name or key (parent, value, tenant, group): where a
+ * conflict can come from. Two index lookups (by name; by parent and value), not an OR scan.
+ */
 async function clashCandidates(transaction: Transaction, candidate: LiveMapping): Promise<LiveMapping[]> {
-  const parentColumn = candidate.parent.kind === 'service' ? 's.service_id' : 'f.field_id';
-  const rows = await selectMappings(transaction)
+  const byName = selectMappings(transaction).where('m.deleted', 'is', null).where('m.name', '=', candidate.name).execute();
+  const parentKey =
+    candidate.parent.kind === 'service'
+      ? transaction.selectFrom('hashmap_services').select('id').where('service_id', '=', candidate.parent.id)
+      : transaction.selectFrom('hashmap_fields').select('id').where('field_id', '=', candidate.parent.id);
+  const groupKey = candidate.groupId === null ? null : transaction.selectFrom('hashmap_groups').select('id').where('group_id', '=', candidate.groupId);
+  const byKey = selectMappings(transaction)
     .where('m.deleted', 'is', null)
-    .where((eb) =>
-      eb.or([
-        eb('m.name', '=', candidate.name),
-        eb.and([
-          eb(parentColumn, '=', candidate.parent.id),
-          nullSafeEquals(eb, 'm.value', candidate.value),
-          nullSafeEquals(eb, 'm.tenant_id', candidate.tenantId),
-          nullSafeEquals(eb, 'g.group_id', candidate.groupId),
-        ]),
-      ]),
-    )
+    .where(candidate.parent.kind === 'service' ? 'm.service_id' : 'm.field_id', '=', parentKey)
+    .where((eb) => eb.and([nullSafeEquals(eb, 'm.value', candidate.value), nullSafeEquals(eb, 'm.tenant_id', candidate.tenantId)]))
+    .where((eb) => (groupKey === null ? eb('m.group_id', 'is', null) : eb('m.group_id', '=', groupKey)))
     .execute();
-  return rows.map((row) => liveMapping(toMapping(row)));
+  const [named, keyed] = await Promise.all([byName, byKey]);
+  return [...named, ...keyed].map((row) => liveMapping(toMapping(row)));
 }
 
 /** @throws ConflictError when the candidate clashes with a live mapping. */

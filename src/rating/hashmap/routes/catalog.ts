@@ -13,6 +13,8 @@ import type { HashmapRouteOptions } from './context.js';
 
 const IdQuery = (name: string) => QueryString({ [name]: Type.Optional(Type.String()) });
 const ServicePath = Type.Object({ service_id: Type.String() });
+/** Collections without arguments still refuse unknown query parameters (api.md §1). */
+const NoQuery = QueryString({});
 const IdBody = (name: string) => Type.Object({ [name]: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 /** Services, fields, groups and the group/service sub-collections. */
@@ -20,13 +22,13 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
   const { catalog, mappings, thresholds } = repositories;
   const tags = ['hashmap'];
 
-  app.get('/services', { schema: { hide: hidden, tags, summary: 'List services', response: { 200: ServiceCollection } } }, async () => ({
+  app.get('/services', { schema: { hide: hidden, tags, summary: 'List services', querystring: NoQuery, response: { 200: ServiceCollection } } }, async () => ({
     services: await catalog.listServices(),
   }));
   app.get('/services/:service_id', { schema: { hide: hidden, tags, summary: 'Get a service', querystring: IdQuery('service_id'), response: { 200: Service } } }, (request) =>
     catalog.getService(resourceId(request, 'service_id', noSuchService)),
   );
-  app.post('/services', { config: { bodyName: 'service_data' }, schema: { hide: hidden, tags, summary: 'Create a service', body: ServiceCreateBody, response: { 201: Service } } }, async (request, reply) => {
+  app.post('/services', { config: { bodyName: 'service_data' }, schema: { hide: hidden, tags, summary: 'Create a service', querystring: NoQuery, body: ServiceCreateBody, response: { 201: Service } } }, async (request, reply) => {
     const service = await catalog.createService(request.body.name);
     setLocation(request, reply, service.service_id);
     return reply.code(201).send(service);
@@ -37,11 +39,11 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
       return reply.code(204).send();
     });
   }
-  app.get('/services/:service_id/fields', { schema: { hide: hidden, tags, summary: 'List the fields of a service', params: ServicePath, response: { 200: FieldCollection } } }, async (request) => ({
-    fields: isUuid(request.params.service_id) ? await catalog.listFields(request.params.service_id.toLowerCase()) : [],
+  app.get('/services/:service_id/fields', { schema: { hide: hidden, tags, summary: 'List the fields of a service', params: ServicePath, querystring: IdQuery('service_id'), response: { 200: FieldCollection } } }, async (request) => ({
+    fields: isUuid(requiredArgument(request, 'service_id')) ? await catalog.listFields(request.params.service_id.toLowerCase()) : [],
   }));
-  app.get('/services/:service_id/mappings', { schema: { hide: hidden, tags, summary: 'List the mappings of a service', params: ServicePath, response: { 200: MappingCollection } } }, async (request) => ({
-    mappings: isUuid(request.params.service_id) ? await mappings.list({ serviceId: request.params.service_id, now: requestTime() }) : [],
+  app.get('/services/:service_id/mappings', { schema: { hide: hidden, tags, summary: 'List the mappings of a service', params: ServicePath, querystring: IdQuery('service_id'), response: { 200: MappingCollection } } }, async (request) => ({
+    mappings: isUuid(requiredArgument(request, 'service_id')) ? await mappings.list({ serviceId: request.params.service_id, now: requestTime() }) : [],
   }));
 
   app.get('/fields', { schema: { hide: hidden, tags, summary: 'List the fields of a service', querystring: QueryString({ service_id: Type.Optional(UuidText) }), response: { 200: FieldCollection } } }, async (request) => ({
@@ -50,7 +52,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
   app.get('/fields/:field_id', { schema: { hide: hidden, tags, summary: 'Get a field', querystring: IdQuery('field_id'), response: { 200: Field } } }, (request) =>
     catalog.getField(resourceId(request, 'field_id', noSuchField)),
   );
-  app.post('/fields', { config: { bodyName: 'field_data' }, schema: { hide: hidden, tags, summary: 'Create a field', body: FieldCreateBody, response: { 201: Field } } }, async (request, reply) => {
+  app.post('/fields', { config: { bodyName: 'field_data' }, schema: { hide: hidden, tags, summary: 'Create a field', querystring: NoQuery, body: FieldCreateBody, response: { 201: Field } } }, async (request, reply) => {
     const field = await catalog.createField(request.body.service_id.toLowerCase(), request.body.name);
     setLocation(request, reply, field.field_id);
     return reply.code(201).send(field);
@@ -62,11 +64,11 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
     });
   }
 
-  app.get('/groups', { schema: { hide: hidden, tags, summary: 'List groups', response: { 200: GroupCollection } } }, async () => ({ groups: await catalog.listGroups() }));
+  app.get('/groups', { schema: { hide: hidden, tags, summary: 'List groups', querystring: NoQuery, response: { 200: GroupCollection } } }, async () => ({ groups: await catalog.listGroups() }));
   app.get('/groups/:group_id', { schema: { hide: hidden, tags, summary: 'Get a group', querystring: IdQuery('group_id'), response: { 200: Group } } }, (request) =>
     catalog.getGroup(resourceId(request, 'group_id', noSuchGroup)),
   );
-  app.post('/groups', { config: { bodyName: 'group_data' }, schema: { hide: hidden, tags, summary: 'Create a group', body: GroupCreateBody, response: { 201: Group } } }, async (request, reply) => {
+  app.post('/groups', { config: { bodyName: 'group_data' }, schema: { hide: hidden, tags, summary: 'Create a group', querystring: NoQuery, body: GroupCreateBody, response: { 201: Group } } }, async (request, reply) => {
     const group = await catalog.createGroup(request.body.name);
     setLocation(request, reply, group.group_id);
     return reply.code(201).send(group);

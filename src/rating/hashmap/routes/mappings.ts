@@ -15,7 +15,7 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
   const { mappings } = repositories;
   const tags = ['hashmap'];
 
-  app.get('/types', { schema: { hide: hidden, tags, summary: 'Rule types', response: { 200: Type.Array(Type.String()) } } }, async () => [...RULE_TYPES]);
+  app.get('/types', { schema: { hide: hidden, tags, summary: 'Rule types', querystring: QueryString({}), response: { 200: Type.Array(Type.String()) } } }, async () => [...RULE_TYPES]);
 
   app.get('/mappings', { schema: { hide: hidden, tags, summary: 'List mappings', querystring: MappingListQuery, response: { 200: MappingCollection } } }, async (request) => {
     const now = requestTime();

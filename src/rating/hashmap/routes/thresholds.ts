@@ -37,7 +37,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
   app.get('/thresholds/:threshold_id', { schema: { hide: hidden, tags, summary: 'Get a threshold', querystring: IdQuery, response: { 200: Threshold } } }, (request) =>
     thresholds.get(resourceId(request, 'threshold_id', noSuchThreshold)),
   );
-  app.post('/thresholds', { config: { bodyName: 'threshold_data' }, schema: { hide: hidden, tags, summary: 'Create a threshold', body: ThresholdCreateBody, response: { 201: Threshold } } }, async (request, reply) => {
+  app.post('/thresholds', { config: { bodyName: 'threshold_data' }, schema: { hide: hidden, tags, summary: 'Create a threshold', querystring: QueryString({}), body: ThresholdCreateBody, response: { 201: Threshold } } }, async (request, reply) => {
     const threshold = await thresholds.create(parseThresholdCreate(request.body));
     setLocation(request, reply, threshold.threshold_id);
     return reply.code(201).send(threshold);
