@@ -306,12 +306,15 @@ describe('decimals', () => {
     expect(level.body.level).toBe('999999999999.99999999');
   });
 
-  it('over-precise values never reach the column: extra fraction digits are rounded half-even (api.md §1), extra integer digits refused', async () => {
-    // 41 significant digits, the excess in the fraction: stored as NUMERIC(40,28) holds it.
-    const cost = await t.post(`${H}/mappings/`, { service_id: serviceId, cost: '12345678901.234567890123456789012345678951', tenant_id: 'precise' });
+  it('over-precise values are refused; extra fraction digits within the precision are rounded half-even (api.md §1)', async () => {
+    // More significant digits than NUMERIC(40,28) / NUMERIC(20,8) hold at all: refused, nothing written.
+    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '12345678901.234567890123456789012345678951', tenant_id: 'precise' }), 400, /^Invalid input for field\/attribute cost\. .*Too many significant digits: at most 40\./);
+    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: '1.000000005000000000001', cost: 1 }), 400, /^Invalid input for field\/attribute level\. .*Too many significant digits: at most 20\./);
+    // Within the precision, the fraction beyond the scale is rounded half-even.
+    const cost = await t.post(`${H}/mappings/`, { service_id: serviceId, cost: '1.234567890123456789012345678951', tenant_id: 'precise' });
     expect(cost.status, cost.text).toBe(201);
-    expect(cost.body.cost).toBe('12345678901.2345678901234567890123456790');
-    const level = await t.post(`${H}/thresholds/`, { service_id: serviceId, level: '1.000000005000000000001', cost: 1 });
+    expect(cost.body.cost).toBe('1.2345678901234567890123456790');
+    const level = await t.post(`${H}/thresholds/`, { service_id: serviceId, level: '1.0000000051', cost: 1 });
     expect(level.status, level.text).toBe(201);
     expect(level.body.level).toBe('1.00000001');
     // 41 significant digits, the excess in the integer part: refused.

@@ -162,3 +162,9 @@ describe('storage and output forms', () => {
     expect(parsed(formatStoredDateTime(stored))).toBe('2026-06-15T15:34:56Z');
   });
 });
+
+describe('parseDateTime: years below 100', () => {
+  it('keeps a two-digit year as written (Date.UTC would read 0050 as 1950)', () => {
+    expect(parseDateTime('0050-01-01', 'start').toISOString()).toBe('0050-01-01T00:00:00.000Z');
+  });
+});

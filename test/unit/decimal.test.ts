@@ -66,11 +66,14 @@ describe('parseDecimal: costs (NUMERIC(40,28))', () => {
     expect(parseDecimal('0.00000000000000000000000000024999', COST_COLUMN, 'cost')).toBe('0.0000000000000000000000000002');
   });
 
-  it('rounds a value with more significant digits than the column holds (only the fraction is too long)', () => {
-    // 41 significant digits, 40 of them fraction digits: rounded to 28 (api.md §1), not refused.
-    expect(parseDecimal('1.0000000000000000000000000000000000000001', COST_COLUMN, 'cost')).toBe('1.0000000000000000000000000000');
-    expect(parseDecimal('0.33333333333333333333333333333333333333333', COST_COLUMN, 'cost')).toBe('0.3333333333333333333333333333');
-    expect(parseDecimal('123456789012.66666666666666666666666666666666', COST_COLUMN, 'cost')).toBe('123456789012.6666666666666666666666666667');
+  it('refuses a value with more significant digits than the column holds (over-precise)', () => {
+    expect(failure('1.0000000000000000000000000000000000000001')).toBe(
+      "Invalid input for field/attribute cost. Value: '1.0000000000000000000000000000000000000001'. Too many significant digits: at most 40.",
+    );
+    expect(failure('0.33333333333333333333333333333333333333333')).toMatch(/Too many significant digits: at most 40\.$/);
+    expect(() => parseDecimal('0.123456789012345678901', LEVEL_COLUMN, 'level')).toThrow(/Too many significant digits: at most 20\./);
+    // Within the precision: rounded.
+    expect(parseDecimal('0.333333333333333333333333333333333', COST_COLUMN, 'cost')).toBe('0.3333333333333333333333333333');
     expect(parseDecimal('1e-1000000', COST_COLUMN, 'cost')).toBe(ZERO_COST);
   });
 
@@ -127,7 +130,7 @@ describe('parseDecimal: levels (NUMERIC(20,8), unsigned)', () => {
     expect(parseDecimal('1.123456785', LEVEL_COLUMN, 'level')).toBe('1.12345678');
     expect(parseDecimal('1.123456775', LEVEL_COLUMN, 'level')).toBe('1.12345678');
     expect(parseDecimal('1.123456795', LEVEL_COLUMN, 'level')).toBe('1.12345680');
-    expect(parseDecimal('0.123456789012345678901', LEVEL_COLUMN, 'level')).toBe('0.12345679');
+    expect(parseDecimal('0.1234567890123456789', LEVEL_COLUMN, 'level')).toBe('0.12345679');
   });
 
   it('refuses a negative level, naming the attribute', () => {

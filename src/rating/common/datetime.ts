@@ -31,8 +31,10 @@ export function parseDateTime(value: unknown, attribute: string, dateOnly: DateO
     : dateOnly === 'end'
       ? [23, 59, 59]
       : [0, 0, 0];
-  const utc = Date.UTC(Number(year), Number(month) - 1, Number(day), fields[0], fields[1], fields[2]);
-  const check = new Date(utc);
+  // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
+  const check = new Date(Date.UTC(2000, 0, 1, fields[0], fields[1], fields[2]));
+  check.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  const utc = check.getTime();
   if (
     check.getUTCFullYear() !== Number(year) ||
     check.getUTCMonth() !== Number(month) - 1 ||

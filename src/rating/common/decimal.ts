@@ -36,13 +36,14 @@ const LONGEST_DECIMAL_TEXT = 128;
  *
  * A JSON number is taken by its shortest decimal text, so `0.1` is exactly one tenth
  * (fix: CloudKitty on SQLite stored the binary float). More fraction digits than the scale are
- * rounded half-even (api.md §1), however many significant digits the text has: after rounding,
- * only the integer digits can exceed the column.
+ * rounded half-even (api.md §1). A text with more significant digits than the column's whole
+ * precision (40 for a cost, 20 for a level) is over-precise and refused (the issue's bad-input
+ * list): rounding it would silently drop digits the client meant.
  *
  * @returns the value as fixed-scale text, e.g. `"0.1000000000000000000000000000"` for a cost.
  * @throws BadRequestError (400, WSME `Invalid input` wording) when the value is not a finite
- *   number, has more than `precision - scale` integer digits once rounded, or is negative for an
- *   unsigned column.
+ *   number, has more than `precision - scale` integer digits once rounded, has more significant
+ *   digits than `precision`, or is negative for an unsigned column.
  */
 export function parseDecimal(value: unknown, column: DecimalColumn, attribute: string): string {
   let text: string;
@@ -62,6 +63,9 @@ export function parseDecimal(value: unknown, column: DecimalColumn, attribute: s
   const integerDigits = column.precision - column.scale;
   if (rounded.abs().gte(new ExactDecimal(10).pow(integerDigits))) {
     throw invalidInput(attribute, value, `Too many integer digits: at most ${integerDigits}.`);
+  }
+  if (decimal.precision() > column.precision) {
+    throw invalidInput(attribute, value, `Too many significant digits: at most ${column.precision}.`);
   }
   if (!column.signed && rounded.isNegative() && !rounded.isZero()) {
     throw invalidInput(attribute, value, 'Value must not be negative.');
