@@ -4,7 +4,8 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { parseDateTime, toStorageDateTime } from './datetime.js';
-import { queryBoolean } from './schemas.js';
+import { Type } from 'typebox';
+import { BooleanText, queryBoolean } from './schemas.js';
 
 /** Parsed filters of a versioned-rule list. */
 export interface RuleFilters {
@@ -24,6 +25,18 @@ export interface RuleFilters {
   /** The time `isActive` is judged at. */
   now: Date;
 }
+
+/** Query-string schema properties of {@link RuleFilters}, spread into the list query schemas. */
+export const RULE_FILTERS = {
+  deleted: Type.Optional(BooleanText),
+  start: Type.Optional(Type.String()),
+  end: Type.Optional(Type.String()),
+  created_by: Type.Optional(Type.String()),
+  updated_by: Type.Optional(Type.String()),
+  deleted_by: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  is_active: Type.Optional(BooleanText),
+};
 
 /** The query-string form of {@link RuleFilters}. */
 export interface RuleFilterQuery {

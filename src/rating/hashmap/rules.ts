@@ -259,37 +259,56 @@ export function findThresholdConflict(candidate: ThresholdKey, others: readonly 
   return clash ? thresholdExists(candidate.level, candidate.parent, candidate.tenantId) : null;
 }
 
-/** Mapping list query as received (strings), see `MappingListQuery`. */
-export interface MappingQuery extends RuleFilterQuery {
+/** Parent, group and tenant filters as received (strings), shared by mapping and threshold lists. */
+export interface ParentFilterQuery {
   service_id?: string;
   field_id?: string;
   group_id?: string;
   no_group?: string;
   tenant_id?: string;
   filter_tenant?: string;
-  all?: string;
+}
+
+/** Parsed parent, group and tenant filters. */
+export interface ParentFilters {
+  serviceId?: string;
+  fieldId?: string;
+  groupId?: string;
+  noGroup?: boolean;
+  /** When set, only rules of this tenant; `null` = only rules without a tenant. */
+  tenantId?: string | null;
 }
 
 /**
- * Turns mapping list query parameters into filters (api.md §4). `tenant_id` counts only with
+ * Parses the parent, group and tenant filters (api.md §4). `tenant_id` counts only with
  * `filter_tenant=true` (CloudKitty compat).
  *
  * @throws BadRequestError for `service_id` with `field_id` (fix: CloudKitty silently ignored
- *   `field_id`), `all=false` without a parent filter (fix: CloudKitty 500), or an invalid datetime.
+ *   `field_id`).
  */
-export function mappingFiltersFrom(query: MappingQuery, now: Date): MappingFilters {
+export function parentFiltersFrom(query: ParentFilterQuery): ParentFilters {
   if (query.service_id !== undefined && query.field_id !== undefined) {
     throw new BadRequestError('You can only specify one parent: filter by service_id or by field_id, not both.');
   }
-  if (queryBoolean(query.all) === false && query.service_id === undefined && query.field_id === undefined && query.group_id === undefined) {
-    throw new BadRequestError('You must specify either service_uuid, field_uuid or group_uuid.');
-  }
   return {
-    ...ruleFiltersFrom(query, now),
     serviceId: query.service_id,
     fieldId: query.field_id,
     groupId: query.group_id,
     noGroup: queryBoolean(query.no_group),
     tenantId: queryBoolean(query.filter_tenant) ? (query.tenant_id ?? null) : undefined,
   };
+}
+
+/**
+ * Turns mapping list query parameters into filters (api.md §4).
+ *
+ * @throws BadRequestError as {@link parentFiltersFrom}, for `all=false` without a parent filter
+ *   (fix: CloudKitty 500), or for an invalid datetime.
+ */
+export function mappingFiltersFrom(query: ParentFilterQuery & RuleFilterQuery & { all?: string }, now: Date): MappingFilters {
+  const parents = parentFiltersFrom(query);
+  if (queryBoolean(query.all) === false && query.service_id === undefined && query.field_id === undefined && query.group_id === undefined) {
+    throw new BadRequestError('You must specify either service_uuid, field_uuid or group_uuid.');
+  }
+  return { ...ruleFiltersFrom(query, now), ...parents };
 }

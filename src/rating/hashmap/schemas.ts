@@ -13,6 +13,7 @@ import {
   QueryString,
   UuidText,
 } from '../common/schemas.js';
+import { RULE_FILTERS } from '../common/rule-filters.js';
 
 /** Rule types, always in this order (fix: CloudKitty's order was unstable). */
 export const RULE_TYPES = ['flat', 'rate'] as const;
@@ -115,33 +116,20 @@ export type ThresholdCreateBody = Static<typeof ThresholdCreateBody>;
 export const ThresholdUpdateBody = Type.Partial(ThresholdCreateBody, { additionalProperties: false });
 export type ThresholdUpdateBody = Static<typeof ThresholdUpdateBody>;
 
-/** Mapping list filters (api.md §4). */
-export const MappingListQuery = QueryString({
+/** Filters by parent, group and tenant, shared by the mapping and threshold lists (api.md §4). */
+const PARENT_FILTERS = {
   service_id: Type.Optional(UuidText),
   field_id: Type.Optional(UuidText),
   group_id: Type.Optional(UuidText),
   no_group: Type.Optional(BooleanText),
   tenant_id: Type.Optional(Type.String()),
   filter_tenant: Type.Optional(BooleanText),
-  deleted: Type.Optional(BooleanText),
-  start: Type.Optional(Type.String()),
-  end: Type.Optional(Type.String()),
-  created_by: Type.Optional(Type.String()),
-  updated_by: Type.Optional(Type.String()),
-  deleted_by: Type.Optional(Type.String()),
-  description: Type.Optional(Type.String()),
-  is_active: Type.Optional(BooleanText),
-  all: Type.Optional(BooleanText),
-});
+};
+
+/** Mapping list filters (api.md §4). */
+export const MappingListQuery = QueryString({ ...PARENT_FILTERS, ...RULE_FILTERS, all: Type.Optional(BooleanText) });
 export type MappingListQuery = Static<typeof MappingListQuery>;
 
 /** Threshold list filters (api.md §4). */
-export const ThresholdListQuery = QueryString({
-  service_id: Type.Optional(UuidText),
-  field_id: Type.Optional(UuidText),
-  group_id: Type.Optional(UuidText),
-  no_group: Type.Optional(BooleanText),
-  tenant_id: Type.Optional(Type.String()),
-  filter_tenant: Type.Optional(BooleanText),
-});
+export const ThresholdListQuery = QueryString(PARENT_FILTERS);
 export type ThresholdListQuery = Static<typeof ThresholdListQuery>;

@@ -8,6 +8,7 @@ import type { Database } from '../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
 import { formatStoredDateTime, toStorageDateTime } from '../common/datetime.js';
 import { ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
+import { ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
 import { noSuchScript, scriptExists } from './errors.js';
 import { planScriptUpdate, scriptChecksum, type ScriptDraft } from './rules.js';
 import type { Script, ScriptUpdateBody } from './schemas.js';
@@ -62,7 +63,7 @@ export class ScriptRepository {
   }
 
   /** Creates a script in one transaction. @throws ConflictError when a live script has the name. */
-  create(draft: ScriptDraft, audit: { actor: string; now: Date }): Promise<Required<Script>> {
+  create(draft: ScriptDraft, audit: Audit): Promise<Required<Script>> {
     return inWriteTransaction(this.database, async (transaction) => {
       const existing = await transaction.selectFrom('pyscripts_scripts').select('script_id').where('name', '=', draft.name).where('deleted', 'is', null).executeTakeFirst();
       if (existing) throw scriptExists(draft.name, existing.script_id);
@@ -86,7 +87,7 @@ export class ScriptRepository {
   }
 
   /** Updates a live script in one transaction (api.md §6). @throws NotFoundError, BadRequestError. */
-  update(uuid: string, body: ScriptUpdateBody, audit: { actor: string; now: Date }): Promise<Required<Script>> {
+  update(uuid: string, body: ScriptUpdateBody, audit: Audit): Promise<Required<Script>> {
     return inWriteTransaction(this.database, async (transaction) => {
       const stored = await this.getLive(transaction, uuid);
       const { changes, result } = planScriptUpdate(stored, body, audit.now);
@@ -94,10 +95,7 @@ export class ScriptRepository {
         .updateTable('pyscripts_scripts')
         .set({
           ...(changes.data !== undefined ? { data: deflateSync(Buffer.from(result.data, 'utf8')), checksum: result.checksum } : {}),
-          ...('description' in changes ? { description: changes.description } : {}),
-          ...(changes.start ? { start: toStorageDateTime(new Date(changes.start)) } : {}),
-          ...('end' in changes ? { end: changes.end ? toStorageDateTime(new Date(changes.end)) : null } : {}),
-          updated_by: audit.actor,
+          ...ruleColumnChanges(changes, audit),
         })
         .where('script_id', '=', uuid)
         .execute();
@@ -106,15 +104,7 @@ export class ScriptRepository {
   }
 
   /** Soft-deletes a live script. @throws NotFoundError when unknown or already deleted. */
-  async delete(uuid: string, audit: { actor: string; now: Date }): Promise<void> {
-    const result = await inWriteTransaction(this.database, (transaction) =>
-      transaction
-        .updateTable('pyscripts_scripts')
-        .set({ deleted: toStorageDateTime(audit.now), deleted_by: audit.actor })
-        .where('script_id', '=', uuid)
-        .where('deleted', 'is', null)
-        .executeTakeFirst(),
-    );
-    if (result.numUpdatedRows === 0n) throw noSuchScript(uuid);
+  async delete(uuid: string, audit: Audit): Promise<void> {
+    if (!(await softDeleteRule(this.database, 'pyscripts_scripts', 'script_id', uuid, audit))) throw noSuchScript(uuid);
   }
 }

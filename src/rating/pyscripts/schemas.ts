@@ -1,6 +1,7 @@
 /** TypeBox schemas of pyscripts scripts (api.md §3, §5). */
 import { Type, type Static } from 'typebox';
 import { BooleanText, DateTimeInput, EchoedValue, NullableDateTime, NullableString, QueryString } from '../common/schemas.js';
+import { RULE_FILTERS } from '../common/rule-filters.js';
 
 export const Script = Type.Object({
   script_id: Type.String({ description: 'UUID' }),
@@ -41,15 +42,6 @@ export type ScriptCreateBody = Static<typeof ScriptCreateBody>;
 export const ScriptUpdateBody = Type.Partial(ScriptCreateBody, { additionalProperties: false });
 export type ScriptUpdateBody = Static<typeof ScriptUpdateBody>;
 
-export const ScriptListQuery = QueryString({
-  no_data: Type.Optional(BooleanText),
-  deleted: Type.Optional(BooleanText),
-  start: Type.Optional(Type.String()),
-  end: Type.Optional(Type.String()),
-  created_by: Type.Optional(Type.String()),
-  updated_by: Type.Optional(Type.String()),
-  deleted_by: Type.Optional(Type.String()),
-  description: Type.Optional(Type.String()),
-  is_active: Type.Optional(BooleanText),
-});
+/** Script list filters (api.md §5). */
+export const ScriptListQuery = QueryString({ no_data: Type.Optional(BooleanText), ...RULE_FILTERS });
 export type ScriptListQuery = Static<typeof ScriptListQuery>;

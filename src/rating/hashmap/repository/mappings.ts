@@ -11,16 +11,11 @@ import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals } from './sql.js';
 import { ruleFilterConditions, type RuleFilters } from '../../common/rule-filters.js';
+import { ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
+import type { ParentFilters } from '../rules.js';
 
 /** Filters of a mapping list, already parsed (api.md §4). */
-export interface MappingFilters extends RuleFilters {
-  serviceId?: string;
-  fieldId?: string;
-  groupId?: string;
-  noGroup?: boolean;
-  /** When set, only mappings of this tenant; `null` = only mappings without a tenant. */
-  tenantId?: string | null;
-}
+export interface MappingFilters extends RuleFilters, ParentFilters {}
 
 function selectMappings(db: Transaction) {
   return db
@@ -172,7 +167,7 @@ export class MappingRepository {
    * Creates a mapping in one transaction: resolves its parent and group (400 `No such ...`),
    * refuses a clash (409), inserts.
    */
-  create(draft: MappingDraft, audit: { actor: string; now: Date }): Promise<Mapping> {
+  create(draft: MappingDraft, audit: Audit): Promise<Mapping> {
     return inWriteTransaction(this.database, async (transaction) => {
       const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
       const group = await resolveOptionalGroup(transaction, draft.groupId);
@@ -216,7 +211,7 @@ export class MappingRepository {
    * @throws NotFoundError when unknown or deleted; BadRequestError for rule-state or value faults;
    *   ConflictError for a clash.
    */
-  update(uuid: string, body: MappingUpdateBody, audit: { actor: string; now: Date }): Promise<Mapping> {
+  update(uuid: string, body: MappingUpdateBody, audit: Audit): Promise<Mapping> {
     return inWriteTransaction(this.database, async (transaction) => {
       const stored = await this.getLive(transaction, uuid);
       const plan = planMappingUpdate(stored, body, audit.now);
@@ -231,10 +226,7 @@ export class MappingRepository {
           ...('cost' in changes ? { cost: changes.cost } : {}),
           ...(group !== undefined ? { group_id: group?.key ?? null } : {}),
           ...('tenant_id' in changes ? { tenant_id: changes.tenant_id } : {}),
-          ...('description' in changes ? { description: changes.description } : {}),
-          ...('start' in changes && changes.start ? { start: toStorageDateTime(new Date(changes.start)) } : {}),
-          ...('end' in changes ? { end: changes.end ? toStorageDateTime(new Date(changes.end)) : null } : {}),
-          updated_by: audit.actor,
+          ...ruleColumnChanges(changes, audit),
         })
         .where('mapping_id', '=', uuid)
         .execute();
@@ -243,15 +235,7 @@ export class MappingRepository {
   }
 
   /** Soft-deletes a live mapping. @throws NotFoundError when unknown or already deleted. */
-  async delete(uuid: string, audit: { actor: string; now: Date }): Promise<void> {
-    const result = await inWriteTransaction(this.database, (transaction) =>
-      transaction
-        .updateTable('hashmap_mappings')
-        .set({ deleted: toStorageDateTime(audit.now), deleted_by: audit.actor })
-        .where('mapping_id', '=', uuid)
-        .where('deleted', 'is', null)
-        .executeTakeFirst(),
-    );
-    if (result.numUpdatedRows === 0n) throw noSuchMapping(uuid);
+  async delete(uuid: string, audit: Audit): Promise<void> {
+    if (!(await softDeleteRule(this.database, 'hashmap_mappings', 'mapping_id', uuid, audit))) throw noSuchMapping(uuid);
   }
 }

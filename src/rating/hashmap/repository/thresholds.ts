@@ -4,20 +4,10 @@ import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
 import { COST_COLUMN, LEVEL_COLUMN, normalizeDecimal } from '../../common/decimal.js';
 import { noSuchGroup, noSuchThreshold, thresholdHasNoGroup, type ParentRef } from '../errors.js';
-import { findThresholdConflict, planThresholdUpdate, type ThresholdDraft, type ThresholdKey } from '../rules.js';
+import { findThresholdConflict, planThresholdUpdate, type ParentFilters, type ThresholdDraft, type ThresholdKey } from '../rules.js';
 import type { Group, Threshold, ThresholdUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals } from './sql.js';
-
-/** Filters of a threshold list (api.md §4); none lists every threshold (fix: CloudKitty 500). */
-export interface ThresholdFilters {
-  serviceId?: string;
-  fieldId?: string;
-  groupId?: string;
-  noGroup?: boolean;
-  /** When set, only thresholds of this tenant; `null` = only thresholds without a tenant. */
-  tenantId?: string | null;
-}
 
 function selectThresholds(db: Transaction) {
   return db
@@ -64,8 +54,8 @@ async function refuseConflicts(transaction: Transaction, candidate: ThresholdKey
 export class ThresholdRepository {
   constructor(private readonly database: Database) {}
 
-  /** Thresholds matching every filter, in creation order; one query. */
-  async list(filters: ThresholdFilters): Promise<Threshold[]> {
+  /** Thresholds matching every filter (none: all, fix: CloudKitty 500), in creation order; one query. */
+  async list(filters: ParentFilters): Promise<Threshold[]> {
     let query = selectThresholds(this.database.db);
     if (filters.serviceId !== undefined) query = query.where('s.service_id', '=', filters.serviceId.toLowerCase());
     if (filters.fieldId !== undefined) query = query.where('f.field_id', '=', filters.fieldId.toLowerCase());

@@ -1,11 +1,10 @@
 /** Routes of hashmap thresholds (api.md §4). Thin: parse → call → status. */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { BadRequestError } from '../../common/errors.js';
 import { resourceId, setLocation } from '../../../http/request.js';
-import { QueryString, queryBoolean } from '../../common/schemas.js';
+import { QueryString } from '../../common/schemas.js';
 import { noSuchThreshold } from '../errors.js';
-import { parseThresholdCreate } from '../rules.js';
+import { parentFiltersFrom, parseThresholdCreate } from '../rules.js';
 import { Group, Threshold, ThresholdCollection, ThresholdCreateBody, ThresholdListQuery, ThresholdUpdateBody } from '../schemas.js';
 import type { HashmapRouteOptions } from './context.js';
 
@@ -16,21 +15,9 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
   const { thresholds } = repositories;
   const tags = ['hashmap'];
 
-  app.get('/thresholds', { schema: { hide: hidden, tags, summary: 'List thresholds (no filter: all)', querystring: ThresholdListQuery, response: { 200: ThresholdCollection } } }, async (request) => {
-    const query = request.query;
-    if (query.service_id !== undefined && query.field_id !== undefined) {
-      throw new BadRequestError('You can only specify one parent: filter by service_id or by field_id, not both.');
-    }
-    return {
-      thresholds: await thresholds.list({
-        serviceId: query.service_id,
-        fieldId: query.field_id,
-        groupId: query.group_id,
-        noGroup: queryBoolean(query.no_group),
-        tenantId: queryBoolean(query.filter_tenant) ? (query.tenant_id ?? null) : undefined,
-      }),
-    };
-  });
+  app.get('/thresholds', { schema: { hide: hidden, tags, summary: 'List thresholds (no filter: all)', querystring: ThresholdListQuery, response: { 200: ThresholdCollection } } }, async (request) => ({
+    thresholds: await thresholds.list(parentFiltersFrom(request.query)),
+  }));
   app.get('/thresholds/group', { schema: { hide: hidden, tags, summary: 'Get the group of a threshold', querystring: IdQuery, response: { 200: Group } } }, (request) =>
     thresholds.groupOf(resourceId(request, 'threshold_id', noSuchThreshold)),
   );

@@ -1,0 +1,53 @@
+/**
+ * Storage of what every versioned rule (mapping, script) shares: the validity and audit columns,
+ * and the soft delete (api.md §6: the row stays with `deleted` and `deleted_by` set).
+ */
+import { sql } from 'kysely';
+import type { Database } from '../../database/connection.js';
+import { inWriteTransaction } from '../../database/transaction.js';
+import type { VersionedRuleColumns } from '../../database/tables.js';
+import { toStorageDateTime } from './datetime.js';
+
+/** Who acts and when (whole seconds). */
+export interface Audit {
+  actor: string;
+  now: Date;
+}
+
+/** Changed versioned-rule attributes in API form (`start`/`end` as UTC text). */
+export interface RuleChanges {
+  description?: string | null;
+  start?: string | null;
+  end?: string | null;
+}
+
+/**
+ * The column values for the changed `description`, `start` and `end`, plus `updated_by`.
+ */
+export function ruleColumnChanges(changes: RuleChanges, audit: Audit): Partial<VersionedRuleColumns> {
+  return {
+    ...('description' in changes ? { description: changes.description ?? null } : {}),
+    ...(changes.start ? { start: toStorageDateTime(new Date(changes.start)) } : {}),
+    ...('end' in changes ? { end: changes.end ? toStorageDateTime(new Date(changes.end)) : null } : {}),
+    updated_by: audit.actor,
+  };
+}
+
+/**
+ * Soft-deletes the live rule whose public id column equals `uuid`, in one transaction.
+ *
+ * @returns whether a live rule was deleted (false: unknown or already deleted).
+ */
+export async function softDeleteRule(
+  database: Database,
+  table: 'hashmap_mappings' | 'pyscripts_scripts',
+  idColumn: 'mapping_id' | 'script_id',
+  uuid: string,
+  audit: Audit,
+): Promise<boolean> {
+  const result = await inWriteTransaction(database, (transaction) =>
+    sql`update ${sql.table(table)} set deleted = ${toStorageDateTime(audit.now)}, deleted_by = ${audit.actor}
+        where ${sql.ref(idColumn)} = ${uuid} and deleted is null`.execute(transaction),
+  );
+  return (result.numAffectedRows ?? 0n) > 0n;
+}
