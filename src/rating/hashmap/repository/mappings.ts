@@ -9,7 +9,7 @@ import { validityOf } from '../../common/versioning.js';
 import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingDraft } from '../rules.js';
 import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
-import { nullSafeEquals } from './sql.js';
+import { nullSafeEquals, parentFilterConditions } from './sql.js';
 import { ruleFilterConditions, type RuleFilters } from '../../common/rule-filters.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
 import type { ParentFilters } from '../rules.js';
@@ -118,13 +118,7 @@ export class MappingRepository {
   /** Mappings matching every filter, in creation order; one query. */
   async list(filters: MappingFilters): Promise<Mapping[]> {
     let query = selectMappings(this.database.db);
-    if (filters.serviceId !== undefined) query = query.where('s.service_id', '=', filters.serviceId.toLowerCase());
-    if (filters.fieldId !== undefined) query = query.where('f.field_id', '=', filters.fieldId.toLowerCase());
-    if (filters.groupId !== undefined) query = query.where('g.group_id', '=', filters.groupId.toLowerCase());
-    if (filters.noGroup) query = query.where('m.group_id', 'is', null);
-    if (filters.tenantId !== undefined) {
-      query = filters.tenantId === null ? query.where('m.tenant_id', 'is', null) : query.where('m.tenant_id', '=', filters.tenantId);
-    }
+    for (const condition of parentFilterConditions('m', filters)) query = query.where(condition);
     for (const condition of ruleFilterConditions('m', filters)) query = query.where(condition);
     const rows = await query.orderBy('m.id').execute();
     return rows.map(toMapping);

@@ -7,7 +7,7 @@ import { noSuchGroup, noSuchThreshold, thresholdHasNoGroup, type ParentRef } fro
 import { findThresholdConflict, planThresholdUpdate, type ParentFilters, type ThresholdDraft, type ThresholdKey } from '../rules.js';
 import type { Group, Threshold, ThresholdUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
-import { nullSafeEquals } from './sql.js';
+import { nullSafeEquals, parentFilterConditions } from './sql.js';
 
 function selectThresholds(db: Transaction) {
   return db
@@ -57,13 +57,7 @@ export class ThresholdRepository {
   /** Thresholds matching every filter (none: all, fix: CloudKitty 500), in creation order; one query. */
   async list(filters: ParentFilters): Promise<Threshold[]> {
     let query = selectThresholds(this.database.db);
-    if (filters.serviceId !== undefined) query = query.where('s.service_id', '=', filters.serviceId.toLowerCase());
-    if (filters.fieldId !== undefined) query = query.where('f.field_id', '=', filters.fieldId.toLowerCase());
-    if (filters.groupId !== undefined) query = query.where('g.group_id', '=', filters.groupId.toLowerCase());
-    if (filters.noGroup) query = query.where('t.group_id', 'is', null);
-    if (filters.tenantId !== undefined) {
-      query = filters.tenantId === null ? query.where('t.tenant_id', 'is', null) : query.where('t.tenant_id', '=', filters.tenantId);
-    }
+    for (const condition of parentFilterConditions('t', filters)) query = query.where(condition);
     const rows = await query.orderBy('t.id').execute();
     return rows.map(toThreshold);
   }
