@@ -230,7 +230,8 @@ async function benchTariff(options, stamp, resultsDir, output) {
     const databaseUrl = options.databaseUrl ?? `sqlite:${path.join(tmp, 'tariff.db')}`;
     const port = options.port ?? (await freePort());
     const url = `http://127.0.0.1:${port}`;
-    const nodeArgs = [];
+    // The flags `npm start` and bin/tariff.js's shebang give the server.
+    const nodeArgs = ['--max-semi-space-size=64'];
     if (options.cpuProf) {
       const profDir = path.join(resultsDir, `${stamp}-cpuprof`);
       mkdirSync(profDir, { recursive: true });

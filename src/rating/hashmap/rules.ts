@@ -104,34 +104,25 @@ export interface LiveMapping extends MappingKey, Validity {
   name: string;
 }
 
-function sameKey(a: MappingKey, b: MappingKey): boolean {
-  return (
-    a.parent.kind === b.parent.kind &&
-    a.parent.id === b.parent.id &&
-    a.value === b.value &&
-    a.tenantId === b.tenantId &&
-    a.groupId === b.groupId
-  );
+/** What the database found that a mapping may clash with (live mappings only). */
+export interface MappingClashes {
+  /** Ids of live mappings with the same name. */
+  sameName: readonly string[];
+  /** Live mappings with the same parent, value, tenant and group (null equals null). */
+  sameKey: readonly (Validity & { mappingId: string })[];
 }
 
 /**
- * The conflict a mapping would cause among live mappings: a name already used, or the same key
- * with an intersecting validity interval.
+ * The conflict a mapping would cause: a name already used, or the same key with an intersecting
+ * validity interval (half-open, see `intervalsOverlap`). The mapping itself is never a clash.
  *
  * @returns the 409 to raise, or null.
  */
-export function findMappingConflict(candidate: LiveMapping, others: readonly LiveMapping[]): ConflictError | null {
-  for (const other of others) {
-    if (other.mappingId === candidate.mappingId) continue;
-    if (other.name === candidate.name) return mappingNameUsed(candidate.name, other.mappingId);
-  }
-  for (const other of others) {
-    if (other.mappingId === candidate.mappingId) continue;
-    if (sameKey(candidate, other) && intervalsOverlap(candidate, other)) {
-      return mappingExists(candidate.value, candidate.parent, candidate.tenantId);
-    }
-  }
-  return null;
+export function findMappingConflict(candidate: LiveMapping, clashes: MappingClashes): ConflictError | null {
+  const namesake = clashes.sameName.find((mappingId) => mappingId !== candidate.mappingId);
+  if (namesake !== undefined) return mappingNameUsed(candidate.name, namesake);
+  const overlapping = clashes.sameKey.find((other) => other.mappingId !== candidate.mappingId && intervalsOverlap(candidate, other));
+  return overlapping ? mappingExists(candidate.value, candidate.parent, candidate.tenantId) : null;
 }
 
 const MAPPING_ATTRIBUTES: Record<string, AttributeRule> = {

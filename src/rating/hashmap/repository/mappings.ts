@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
 import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
-import { formatStoredDateTime, toStorageDateTime } from '../../common/datetime.js';
+import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../../common/datetime.js';
 import { mappingHasNoGroup, noSuchGroup, noSuchMapping, type ParentRef } from '../errors.js';
 import { validityOf } from '../../common/versioning.js';
-import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingDraft } from '../rules.js';
+import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingClashes, type MappingDraft } from '../rules.js';
 import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals, parentFilterConditions } from './sql.js';
@@ -70,23 +70,32 @@ function toMapping(row: MappingRow): Mapping {
 
 /**
  * Live mappings sharing the candidate's name or key (parent, value, tenant, group): where a
- * conflict can come from. Two index lookups (by name; by parent and value), not an OR scan.
+ * conflict can come from. Two index lookups (by name; by parent and value), no joins.
  */
-async function clashCandidates(transaction: Transaction, candidate: LiveMapping): Promise<LiveMapping[]> {
-  const byName = selectMappings(transaction).where('m.deleted', 'is', null).where('m.name', '=', candidate.name).execute();
+async function clashCandidates(transaction: Transaction, candidate: LiveMapping): Promise<MappingClashes> {
+  const byName = transaction.selectFrom('hashmap_mappings').select('mapping_id').where('deleted', 'is', null).where('name', '=', candidate.name).execute();
   const parentKey =
     candidate.parent.kind === 'service'
       ? transaction.selectFrom('hashmap_services').select('id').where('service_id', '=', candidate.parent.id)
       : transaction.selectFrom('hashmap_fields').select('id').where('field_id', '=', candidate.parent.id);
   const groupKey = candidate.groupId === null ? null : transaction.selectFrom('hashmap_groups').select('id').where('group_id', '=', candidate.groupId);
-  const byKey = selectMappings(transaction)
-    .where('m.deleted', 'is', null)
-    .where(candidate.parent.kind === 'service' ? 'm.service_id' : 'm.field_id', '=', parentKey)
-    .where((eb) => eb.and([nullSafeEquals(eb, 'm.value', candidate.value), nullSafeEquals(eb, 'm.tenant_id', candidate.tenantId)]))
-    .where((eb) => (groupKey === null ? eb('m.group_id', 'is', null) : eb('m.group_id', '=', groupKey)))
+  const byKey = transaction
+    .selectFrom('hashmap_mappings')
+    .select(['mapping_id', 'start', 'end'])
+    .where('deleted', 'is', null)
+    .where(candidate.parent.kind === 'service' ? 'service_id' : 'field_id', '=', parentKey)
+    .where((eb) => eb.and([nullSafeEquals(eb, 'value', candidate.value), nullSafeEquals(eb, 'tenant_id', candidate.tenantId)]))
+    .where((eb) => (groupKey === null ? eb('group_id', 'is', null) : eb('group_id', '=', groupKey)))
     .execute();
   const [named, keyed] = await Promise.all([byName, byKey]);
-  return [...named, ...keyed].map((row) => liveMapping(toMapping(row)));
+  return {
+    sameName: named.map((row) => row.mapping_id),
+    sameKey: keyed.map((row) => ({
+      mappingId: row.mapping_id,
+      start: fromStorageDateTime(row.start),
+      end: row.end === null ? null : fromStorageDateTime(row.end),
+    })),
+  };
 }
 
 /** @throws ConflictError when the candidate clashes with a live mapping. */
@@ -176,26 +185,38 @@ export class MappingRepository {
         start: draft.start,
         end: draft.end,
       });
+      const row = {
+        mapping_id: mappingId,
+        value: draft.value,
+        cost: draft.cost,
+        map_type: draft.type,
+        tenant_id: draft.tenantId,
+        name: draft.name,
+        description: draft.description,
+        start: toStorageDateTime(draft.start),
+        end: draft.end === null ? null : toStorageDateTime(draft.end),
+        created_at: toStorageDateTime(audit.now),
+        created_by: audit.actor,
+      };
       await transaction
         .insertInto('hashmap_mappings')
         .values({
-          mapping_id: mappingId,
-          value: draft.value,
-          cost: draft.cost,
-          map_type: draft.type,
+          ...row,
           service_id: draft.parent.kind === 'service' ? parent.key : null,
           field_id: draft.parent.kind === 'field' ? parent.key : null,
           group_id: group?.key ?? null,
-          tenant_id: draft.tenantId,
-          name: draft.name,
-          description: draft.description,
-          start: toStorageDateTime(draft.start),
-          end: draft.end === null ? null : toStorageDateTime(draft.end),
-          created_at: toStorageDateTime(audit.now),
-          created_by: audit.actor,
         })
         .execute();
-      return this.getLive(transaction, mappingId);
+      // The answer is built from what was inserted: no second read.
+      return toMapping({
+        ...row,
+        service_uuid: draft.parent.kind === 'service' ? parent.uuid : null,
+        field_uuid: draft.parent.kind === 'field' ? parent.uuid : null,
+        group_uuid: group?.uuid ?? null,
+        deleted: null,
+        updated_by: null,
+        deleted_by: null,
+      });
     });
   }
 
