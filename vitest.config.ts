@@ -1,12 +1,30 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * One vitest project per database. `TARIFF_TEST_DATABASES` (default: all three) names them; the
+ * HTTP suites run on each, the rest (unit, real CLI, process-level SQLite tests) on SQLite only.
+ */
+const databases = (process.env.TARIFF_TEST_DATABASES ?? 'sqlite,postgres,mysql')
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Files run in parallel processes; each uses its own database.
     pool: 'forks',
-    globalSetup: ['test/helpers/build.ts'],
+    projects: databases.map((database) => ({
+      extends: true,
+      test: {
+        name: database,
+        env: { TARIFF_TEST_DATABASE: database },
+        include: database === 'sqlite' ? ['test/**/*.test.ts'] : ['test/http/**/*.test.ts', 'test/databases/**/*.test.ts'],
+        exclude: database === 'sqlite' ? [] : ['test/http/persistence.test.ts'],
+        // Tests that start server processes need dist/: compiled once, by the SQLite project.
+        globalSetup: database === 'sqlite' ? ['test/helpers/build.ts'] : [],
+      },
+    })),
   },
 });

@@ -93,8 +93,23 @@ function installJsonBodies(app: FastifyInstance): void {
       else done(null, value);
     });
   });
-  // DELETE may carry its arguments in a body or not at all: validate an absent body as `{}`.
   app.addHook('preValidation', async (request) => {
+    // DELETE may carry its arguments in a body or not at all: validate an absent body as `{}`.
     if (request.method === 'DELETE' && request.body === undefined) request.body = {};
+    // No database stores NUL in text (PostgreSQL refuses it): a 400, not a 500.
+    const where = findNul(request.query, 'query') ?? findNul(request.body, 'body');
+    if (where) throw new BadRequestError(`Invalid input in ${where}: text must not contain the NUL character (\\u0000).`);
   });
+}
+
+/** Where a NUL character hides in a parsed query or JSON value (`body.name`), or undefined. */
+function findNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\0')) return path;
+    const found = findNul(item, `${path}.${key}`);
+    if (found) return found;
+  }
+  return undefined;
 }
