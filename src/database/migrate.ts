@@ -6,6 +6,7 @@ import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import type { Database } from './connection.js';
 import type { MigrationContext } from './migrations/context.js';
 import * as ratingTables from './migrations/0001_rating_tables.js';
+import * as configVersion from './migrations/0002_config_version.js';
 
 interface TariffMigration {
   up(db: Parameters<Migration['up']>[0], context: MigrationContext): Promise<void>;
@@ -14,6 +15,7 @@ interface TariffMigration {
 /** Every migration, in order; names sort in application order. */
 const MIGRATIONS: Record<string, TariffMigration> = {
   '0001_rating_tables': ratingTables,
+  '0002_config_version': configVersion,
 };
 
 /** Thrown when a migration fails; the database is left at the last migration that succeeded. */

@@ -77,8 +77,16 @@ export interface PyscriptsScriptsTable extends VersionedRuleColumns {
   checksum: string;
 }
 
+/** Tariff's own: the configuration version, bumped by every configuration write. */
+export interface TariffConfigVersionTable {
+  name: string;
+  /** bigint: drivers return it as a string or a number. */
+  version: ColumnType<string | number, number, string | number>;
+}
+
 /** Every table Tariff reads or writes. */
 export interface TariffTables {
+  tariff_config_version: TariffConfigVersionTable;
   hashmap_services: HashmapServicesTable;
   hashmap_fields: HashmapFieldsTable;
   hashmap_groups: HashmapGroupsTable;

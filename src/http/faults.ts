@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, TariffError, invalidInput } from '../rating/common/errors.js';
+import { classifyDatabaseError } from '../database/errors.js';
 
 /** The WSME fault body. */
 export interface Fault {
@@ -128,6 +129,11 @@ export function installFaultHandling(app: FastifyInstance): void {
       const bodyName = (request.routeOptions.config as FaultRouteConfig).bodyName ?? 'body';
       const fault = validationMessage(error.validation[0], error.validationContext ?? 'body', bodyName);
       return sendFault(reply, 400, fault.message);
+    }
+    const classified = classifyDatabaseError(error);
+    if (classified instanceof TariffError) {
+      if (classified.status >= 500) request.log.warn({ err: error }, 'database unavailable');
+      return sendFault(reply, classified.status, classified.message);
     }
     const status = error.statusCode ?? 500;
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {

@@ -1,0 +1,52 @@
+/**
+ * What a database driver's error means for the client: a lost race to retry, a unique
+ * constraint (409), an unreachable database (503), or a real server fault (left as it is → 500).
+ */
+import { ConflictError, TariffError } from '../rating/common/errors.js';
+
+/** 503: the database cannot be reached; the request can be repeated later. */
+export class DatabaseUnavailableError extends TariffError {
+  constructor(detail: string) {
+    super(503, `The database is unavailable: ${detail}. Try again later.`);
+  }
+}
+
+interface DriverError {
+  code?: string;
+  errno?: number;
+  message?: string;
+}
+
+/** PostgreSQL SQLSTATEs: serialization failure, deadlock. */
+const POSTGRES_RETRY = new Set(['40001', '40P01']);
+/** MySQL/MariaDB errnos: lock wait timeout, deadlock (also Galera certification failures). */
+const MYSQL_RETRY = new Set([1205, 1213]);
+/** Connection-level failures of every driver. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR',
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006',
+  'SQLITE_BUSY', 'SQLITE_LOCKED',
+]);
+const UNREACHABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|read ECONNRESET|socket hang up/i;
+
+/**
+ * Classifies an error thrown inside a write transaction.
+ *
+ * @returns `'retry'` for a lost deadlock/serialization race, a {@link TariffError} to throw
+ *   instead (409 for a unique constraint, 503 when the database is unreachable or busy beyond its
+ *   timeout), or `undefined` to rethrow the error as it is.
+ */
+export function classifyDatabaseError(error: unknown): 'retry' | TariffError | undefined {
+  if (error instanceof TariffError) return undefined;
+  const driver = (error ?? {}) as DriverError;
+  const code = driver.code ?? '';
+  if (POSTGRES_RETRY.has(code) || (driver.errno !== undefined && MYSQL_RETRY.has(driver.errno))) return 'retry';
+  if (code === '23505' || code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new ConflictError('The request conflicts with an existing object (unique constraint).');
+  }
+  if (UNREACHABLE_CODES.has(code) || UNREACHABLE_MESSAGES.test(driver.message ?? '')) {
+    return new DatabaseUnavailableError(code || (driver.message ?? 'connection failed'));
+  }
+  return undefined;
+}
