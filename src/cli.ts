@@ -3,6 +3,7 @@
  * migrations and exits. Configuration comes from the environment (see config.ts).
  */
 import { ConfigurationError, loadConfig } from './config.js';
+import { TariffError } from './rating/common/errors.js';
 import { openDatabase } from './database/connection.js';
 import { migrateToLatest } from './database/migrate.js';
 import { startServer } from './server.js';
@@ -52,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    console.error(`tariff: ${error instanceof ConfigurationError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(`tariff: ${error instanceof ConfigurationError || error instanceof TariffError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
   }
 }

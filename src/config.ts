@@ -23,6 +23,15 @@ export interface TariffConfig {
   logLevel: string;
   /** Largest accepted configuration request body in bytes (1 MiB, api.md §1). */
   bodyLimitBytes: number;
+  /** Connections per process to PostgreSQL or MySQL (`TARIFF_DB_POOL_SIZE`, default 10). */
+  databasePoolSize: number;
+  /**
+   * Milliseconds a request waits for the database (connecting, or a statement) before it fails
+   * with 503 (`TARIFF_DB_TIMEOUT`, in seconds, default 5).
+   */
+  databaseTimeoutMs: number;
+  /** Milliseconds start-up waits for the database to answer (`TARIFF_DB_START_TIMEOUT`, seconds, default 60). */
+  databaseStartTimeoutMs: number;
 }
 
 /** Thrown when an environment variable holds a value Tariff cannot use; the message names it. */
@@ -52,6 +61,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigurationError(`TARIFF_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
+  const poolSize = positiveNumber(environment, 'TARIFF_DB_POOL_SIZE', 10);
+  if (!Number.isInteger(poolSize)) throw new ConfigurationError(`TARIFF_DB_POOL_SIZE must be a whole number, got '${environment.TARIFF_DB_POOL_SIZE}'`);
   return {
     host: environment.TARIFF_HOST ?? '127.0.0.1',
     port,
@@ -59,5 +70,16 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     auth,
     logLevel,
     bodyLimitBytes: 1024 * 1024,
+    databasePoolSize: poolSize,
+    databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
+    databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,
   };
+}
+
+function positiveNumber(environment: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = environment[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`${name} must be a positive number, got '${text}'`);
+  return value;
 }

@@ -6,6 +6,34 @@ import { buildApp, type TariffApp } from './http/app.js';
 import { openDatabase, type Database } from './database/connection.js';
 import { migrateToLatest } from './database/migrate.js';
 import type { TariffConfig } from './config.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { pino, type Logger } from 'pino';
+import { DatabaseUnavailableError } from './database/errors.js';
+
+/**
+ * Waits until the database answers `select 1`, logging once that it waits, at most `timeoutMs`.
+ *
+ * @throws DatabaseUnavailableError when it does not answer in time.
+ */
+async function waitForDatabase(database: Database, timeoutMs: number, logger: Logger): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await sql`select 1`.execute(database.db);
+      if (attempt > 1) logger.info({ database: database.description }, 'the database answers');
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) {
+        throw new DatabaseUnavailableError(`${database.description} did not answer within ${timeoutMs / 1000} s (${error instanceof Error ? error.message : String(error)})`);
+      }
+      if (attempt === 1) {
+        logger.warn({ database: database.description, err: error, timeout_s: timeoutMs / 1000 }, 'waiting for the database');
+      }
+      await sleep(Math.min(1000, Math.max(0, deadline - Date.now())));
+    }
+  }
+}
 
 /** A running server. */
 export interface RunningServer {
@@ -23,10 +51,16 @@ export interface RunningServer {
  *   listen error when the port is taken.
  */
 export async function startServer(config: TariffConfig): Promise<RunningServer> {
-  const database = openDatabase(config.databaseUrl);
+  const logger = pino({ level: config.logLevel });
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    timeoutMs: config.databaseTimeoutMs,
+    onPoolError: (error) => logger.warn({ err: error }, 'database connection lost'),
+  });
   try {
+    await waitForDatabase(database, config.databaseStartTimeoutMs, logger);
     const applied = await migrateToLatest(database);
-    const app = await buildApp({ config, database });
+    const app = await buildApp({ config, database, loggerInstance: logger });
     // Requests still in flight when stop() is called answer with `Connection: close`: otherwise
     // their keep-alive connections, idle only after close() reaped the idle ones, would hold the
     // shutdown open until the client or the keep-alive timeout drops them.

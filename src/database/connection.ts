@@ -28,6 +28,10 @@ export interface Database {
 export interface DatabaseOptions {
   /** Connection pool size for PostgreSQL and MySQL (default 10). */
   poolSize?: number;
+  /** Milliseconds to wait for a connection or a statement before failing (default 5,000). */
+  timeoutMs?: number;
+  /** Where pool errors of idle connections are reported (a dropped server must not crash the process). */
+  onPoolError?: (error: Error) => void;
 }
 
 /**
@@ -40,6 +44,8 @@ export interface DatabaseOptions {
  */
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   const poolSize = options.poolSize ?? 10;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const onPoolError = options.onPoolError ?? (() => undefined);
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     const inMemory = path === ':memory:';
@@ -58,7 +64,19 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === 1114 || oid === 1082 ? (text: string) => text : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     };
-    const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      types,
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      statement_timeout: timeoutMs,
+      idleTimeoutMillis: 30_000,
+    });
+    // Idle clients report to the pool; a client checked out when its server goes away reports to
+    // itself, and an unheard 'error' event would end the process.
+    pool.on('error', onPoolError);
+    pool.on('connect', (client) => client.on('error', onPoolError));
     const db = new Kysely<TariffTables>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', description: redact(url), close: () => db.destroy() };
   }
@@ -72,7 +90,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       bigNumberStrings: true,
       timezone: 'Z',
       charset: 'utf8mb4',
+      connectTimeout: timeoutMs,
+      enableKeepAlive: true,
     });
+    pool.on('connection', (connection) => connection.on('error', onPoolError));
     const db = new Kysely<TariffTables>({ dialect: new MysqlDialect({ pool }) });
     return { db, dialect: 'mysql', description: redact(url), close: () => db.destroy() };
   }

@@ -28,7 +28,7 @@ const UNREACHABLE_CODES = new Set([
   '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006',
   'SQLITE_BUSY', 'SQLITE_LOCKED',
 ]);
-const UNREACHABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|read ECONNRESET|socket hang up/i;
+const UNREACHABLE_MESSAGES = /Connection terminated|not queryable|Query read timeout|connection timeout|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|read ECONNRESET|socket hang up/i;
 
 /**
  * Classifies an error thrown inside a write transaction.

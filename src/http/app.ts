@@ -4,7 +4,7 @@
  * `/v1/rating` and its alias `/v1/billing`.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TariffConfig } from '../config.js';
@@ -20,6 +20,8 @@ export interface AppDependencies {
   database: Database;
   /** pino options, `false` to silence (tests); default: JSON logs at `config.logLevel`. */
   logger?: FastifyServerOptions['logger'];
+  /** A ready pino logger to use instead (the server's, which logged start-up already). */
+  loggerInstance?: FastifyBaseLogger;
 }
 
 /** The application type: Fastify with TypeBox-typed routes. */
@@ -31,9 +33,9 @@ const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * Creates the application; the caller listens (or injects) and closes it. The database stays the
  * caller's to close.
  */
-export async function buildApp({ config, database, logger }: AppDependencies): Promise<TariffApp> {
+export async function buildApp({ config, database, logger, loggerInstance }: AppDependencies): Promise<TariffApp> {
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // Errors the router raises before any route is chosen get the WSME fault body too: a
