@@ -2,6 +2,7 @@
  * Applies Tariff's migrations (on start and by `tariff db upgrade`). Bookkeeping lives in
  * `tariff_migration` / `tariff_migration_lock`, names that cannot clash with CloudKitty's tables.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import type { Database } from './connection.js';
 import type { MigrationContext } from './migrations/context.js';
@@ -39,7 +40,14 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
     migrationTableName: 'tariff_migration',
     migrationLockTableName: 'tariff_migration_lock',
   });
-  const { error, results = [] } = await migrator.migrateToLatest();
+  let { error, results = [] } = await migrator.migrateToLatest();
+  // Kysely takes no migration lock on SQLite (it assumes one connection): when two processes
+  // start on a new file at once, the one that loses the race fails on a table the other just
+  // created. Its second look finds the migrations applied.
+  for (let attempt = 1; error && database.dialect === 'sqlite' && attempt <= 3; attempt += 1) {
+    await sleep(100 * attempt);
+    ({ error, results = [] } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new MigrationError(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
