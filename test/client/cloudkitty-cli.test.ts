@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, P, daysFromNow } from '../helpers/app.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
 const CLI = '/usr/bin/cloudkitty';
 const CLI_AVAILABLE = existsSync(CLI);
@@ -80,15 +80,7 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
     else expect(fault.faultstring).toMatch(faultstring);
   }
 
-  async function http(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-  }
+  const http = (method: string, path: string, body?: unknown) => callServer(server, method, path, body);
 
   const sha512 = (text: string) => createHash('sha512').update(text, 'utf8').digest('hex');
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { callServer as call, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
 const H = '/v1/rating/module_config/hashmap';
 const P = '/v1/rating/module_config/pyscripts';
@@ -32,15 +32,6 @@ describe(`two Tariff processes on one ${testDatabaseKind()} database`, () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  async function call(server: ServerProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  }
 
   /** Sends the same create 50 times at once, alternating between the two processes. */
   async function race(path: string, body: (attempt: number) => unknown): Promise<{ status: number; body: any }[]> {

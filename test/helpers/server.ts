@@ -73,3 +73,24 @@ export async function startServerProcess(databaseUrl: string, environment: Recor
     },
   };
 }
+
+/** A JSON answer of a server process. */
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+/**
+ * Sends one JSON request to a server process the way the CloudKitty client does
+ * (`Content-Type: application/json` on every request), bounded by `timeoutMs`.
+ */
+export async function callServer(server: ServerProcess, method: string, path: string, body?: unknown, timeoutMs = 15_000): Promise<Answer> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}

@@ -4,39 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { expectFault, createService, createField, createGroup } from '../helpers/fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN = '0b7c4a52-6f35-4c47-9a4d-3f0e5e0f7a11';
 
-function fault(faultstring: string) {
-  return { faultcode: 'Client', faultstring, debuginfo: null };
-}
-
-function expectFault(response: TestResponse, status: number, message: string): void {
-  expect({ status: response.status, body: response.body }).toEqual({ status, body: fault(message) });
-}
-
 function expectNoContent(response: TestResponse): void {
   expect(response.status).toBe(204);
   expect(response.text).toBe('');
-}
-
-async function createService(t: TestApp, name: string): Promise<string> {
-  const response = await t.post(`${H}/services/`, { name });
-  expect(response.status).toBe(201);
-  return response.body.service_id;
-}
-
-async function createField(t: TestApp, serviceId: string, name: string): Promise<string> {
-  const response = await t.post(`${H}/fields/`, { service_id: serviceId, name });
-  expect(response.status).toBe(201);
-  return response.body.field_id;
-}
-
-async function createGroup(t: TestApp, name: string): Promise<string> {
-  const response = await t.post(`${H}/groups/`, { name });
-  expect(response.status).toBe(201);
-  return response.body.group_id;
 }
 
 async function createMapping(t: TestApp, body: Record<string, unknown>): Promise<any> {

@@ -6,14 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, P, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { expectFault } from '../helpers/fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const B = '/v1/billing/module_config/hashmap';
-
-function expectFault(response: TestResponse, status: number, message: string): void {
-  expect({ status: response.status, body: response.body }).toEqual({ status, body: { faultcode: 'Client', faultstring: message, debuginfo: null } });
-}
 
 /** Ids of one object of every kind, made once per app. */
 interface Fixture {

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { expectFault } from '../helpers/fixtures.js';
 
 const MAPPING_KEYS = [
   'cost',
@@ -27,13 +28,6 @@ const MAPPING_KEYS = [
 ];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const API_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
-
-function expectFault(response: TestResponse, status: number, message: string): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: { faultcode: status >= 500 ? 'Server' : 'Client', faultstring: message, debuginfo: null },
-  });
-}
 
 /** Asserts an API datetime is within `toleranceMs` of now. */
 function expectNow(value: string, toleranceMs = 5000): void {

@@ -10,23 +10,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { H, P, daysFromNow } from '../helpers/app.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server.js';
-
-interface Answer {
-  status: number;
-  body: any;
-}
-
-/** One JSON request the way the CloudKitty client sends it. */
-async function call(server: ServerProcess, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+import { callServer as call, startServerProcess, type Answer, type ServerProcess } from '../helpers/server.js';
 
 async function created(server: ServerProcess, path: string, body: unknown): Promise<any> {
   const answer = await call(server, 'POST', path, body);

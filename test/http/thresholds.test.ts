@@ -5,31 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { expectFault, createService, createField, createGroup } from '../helpers/fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN = '5d3c7a90-2b1e-4f6a-8c9d-0e1f2a3b4c5d';
-
-function expectFault(response: TestResponse, status: number, message: string): void {
-  expect({ status: response.status, body: response.body }).toEqual({ status, body: { faultcode: 'Client', faultstring: message, debuginfo: null } });
-}
-
-async function createService(t: TestApp, name: string): Promise<string> {
-  const response = await t.post(`${H}/services/`, { name });
-  expect(response.status).toBe(201);
-  return response.body.service_id;
-}
-
-async function createField(t: TestApp, serviceId: string, name: string): Promise<string> {
-  const response = await t.post(`${H}/fields/`, { service_id: serviceId, name });
-  expect(response.status).toBe(201);
-  return response.body.field_id;
-}
-
-async function createGroup(t: TestApp, name: string): Promise<string> {
-  const response = await t.post(`${H}/groups/`, { name });
-  expect(response.status).toBe(201);
-  return response.body.group_id;
-}
 
 async function createThreshold(t: TestApp, body: Record<string, unknown>): Promise<any> {
   const response = await t.post(`${H}/thresholds/`, { cost: 1, ...body });

@@ -5,15 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { expectFault } from '../helpers/fixtures.js';
 
 const MESSAGE_TIME = '\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}';
-
-function expectFault(response: TestResponse, status: number, message: string): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: { faultcode: 'Client', faultstring: message, debuginfo: null },
-  });
-}
 
 /** Asserts a 400 whose message matches `pattern`, and returns the captured `current time`, if any. */
 function expectFaultMatching(response: TestResponse, status: number, pattern: RegExp): RegExpMatchArray {
