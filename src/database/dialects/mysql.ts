@@ -1,0 +1,27 @@
+/**
+ * MariaDB / MySQL through mysql2: DATETIME and DECIMAL come back as text, UTC session time zone,
+ * utf8mb4, and connection faults are reported instead of ending the process.
+ */
+import { Kysely, MysqlDialect } from 'kysely';
+import { createPool } from 'mysql2';
+import { redactUrl, type Database, type PoolSettings } from '../connection.js';
+import type { TariffTables } from '../tables.js';
+
+/** Opens a connection pool to the MySQL or MariaDB database at `url` (`mysql://` or `mariadb://`). */
+export function openMysql(url: string, settings: PoolSettings): Database {
+  const pool = createPool({
+    uri: url.replace(/^mariadb:/, 'mysql:'),
+    connectionLimit: settings.poolSize,
+    dateStrings: true,
+    decimalNumbers: false,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    timezone: 'Z',
+    charset: 'utf8mb4',
+    connectTimeout: settings.timeoutMs,
+    enableKeepAlive: true,
+  });
+  pool.on('connection', (connection) => connection.on('error', settings.onPoolError));
+  const db = new Kysely<TariffTables>({ dialect: new MysqlDialect({ pool }) });
+  return { db, dialect: 'mysql', description: redactUrl(url), close: () => db.destroy() };
+}

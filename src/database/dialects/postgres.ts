@@ -1,0 +1,65 @@
+/**
+ * PostgreSQL through node-postgres: timestamps stay naive-UTC text, NUMERIC stays text, every
+ * parameterised statement is prepared once per connection, and connection faults are reported
+ * instead of ending the process.
+ */
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { redactUrl, type Database, type PoolSettings } from '../connection.js';
+import type { TariffTables } from '../tables.js';
+
+const types = {
+  // timestamp (1114) and date (1082) stay text: naive UTC, as stored.
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 1114 || oid === 1082 ? (text: string) => text : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** Statement names by SQL text; beyond this many texts, new ones run unprepared. */
+const statementNames = new Map<string, string>();
+const PREPARED_STATEMENT_LIMIT = 1000;
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < PREPARED_STATEMENT_LIMIT) {
+    name = `tariff_${statementNames.size}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Makes a client prepare each parameterised SQL text once (a named statement) and reuse it:
+ * PostgreSQL then skips parsing and planning Kysely's queries on every call.
+ */
+function preparingStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = statementName(config);
+      if (name) return query({ name, text: config, values }, callback);
+    }
+    return query(config, values, callback);
+  };
+}
+
+/** Opens a connection pool to the PostgreSQL database at `url`. */
+export function openPostgres(url: string, settings: PoolSettings): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: settings.poolSize,
+    types,
+    connectionTimeoutMillis: settings.timeoutMs,
+    query_timeout: settings.timeoutMs,
+    statement_timeout: settings.timeoutMs,
+    idleTimeoutMillis: 30_000,
+  });
+  // Idle clients report to the pool; a client checked out when its server goes away reports to
+  // itself, and an unheard 'error' event would end the process.
+  pool.on('error', settings.onPoolError);
+  pool.on('connect', (client) => {
+    client.on('error', settings.onPoolError);
+    preparingStatements(client);
+  });
+  const db = new Kysely<TariffTables>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', description: redactUrl(url), close: () => db.destroy() };
+}
