@@ -30,20 +30,28 @@ const UNREACHABLE_CODES = new Set([
 ]);
 const UNREACHABLE_MESSAGES = /Connection terminated|not queryable|Query read timeout|connection timeout|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|read ECONNRESET|socket hang up/i;
 
+/** Unique and foreign-key violations: a concurrent write won a race the checks could not see. */
+const CONSTRAINT_CODES = new Set([
+  '23505', '23503', 'ER_DUP_ENTRY', 'ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW',
+  'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY',
+]);
+
 /**
- * Classifies an error thrown inside a write transaction.
+ * Classifies an error thrown inside a write transaction (or, without `lastAttempt`, a read).
  *
- * @returns `'retry'` for a lost deadlock/serialization race, a {@link TariffError} to throw
- *   instead (409 for a unique constraint, 503 when the database is unreachable or busy beyond its
- *   timeout), or `undefined` to rethrow the error as it is.
+ * @param context.lastAttempt - whether the transaction may still be retried.
+ * @returns `'retry'` for a lost deadlock/serialization race, or a constraint race (the retry's
+ *   checks then answer with the exact 400/409); a {@link TariffError} to throw instead (409 for a
+ *   constraint race on the last attempt, 503 when the database is unreachable or busy beyond its
+ *   timeout); or `undefined` to rethrow the error as it is (a real server fault).
  */
-export function classifyDatabaseError(error: unknown): 'retry' | TariffError | undefined {
+export function classifyDatabaseError(error: unknown, context: { lastAttempt: boolean } = { lastAttempt: true }): 'retry' | TariffError | undefined {
   if (error instanceof TariffError) return undefined;
   const driver = (error ?? {}) as DriverError;
   const code = driver.code ?? '';
-  if (POSTGRES_RETRY.has(code) || (driver.errno !== undefined && MYSQL_RETRY.has(driver.errno))) return 'retry';
-  if (code === '23505' || code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    return new ConflictError('The request conflicts with an existing object (unique constraint).');
+  const race = POSTGRES_RETRY.has(code) || (driver.errno !== undefined && MYSQL_RETRY.has(driver.errno));
+  if (race || CONSTRAINT_CODES.has(code)) {
+    return context.lastAttempt ? new ConflictError('The request conflicts with a concurrent change; try again.') : 'retry';
   }
   if (UNREACHABLE_CODES.has(code) || UNREACHABLE_MESSAGES.test(driver.message ?? '')) {
     return new DatabaseUnavailableError(code || (driver.message ?? 'connection failed'));

@@ -1,10 +1,11 @@
 /**
- * One write = one transaction, and configuration writes one at a time across every Tariff process
- * sharing the database: each write transaction first increments `tariff_config_version.version`,
- * which takes that row's write lock until commit. The checks made inside the transaction (names,
- * overlaps, levels) therefore see every write committed before and none that could slip in
- * between check and insert. Transactions that lose a deadlock, a serialization check or a Galera
- * certification are retried; unreachable databases give 503.
+ * One write = one transaction, and configuration writes serialized across every Tariff process
+ * sharing the database: a write increments `tariff_config_version.version`, which takes that
+ * row's write lock until commit, before it makes its checks (names, overlaps, levels). The checks
+ * therefore see every write committed before and none can slip in between check and insert.
+ * Reads that need no protection (resolving a parent's key) come before the lock, so it is held
+ * for as few statements as possible. Transactions that lose a deadlock, a serialization check,
+ * a Galera certification or a constraint race are retried; unreachable databases give 503.
  *
  * SQLite starts with `BEGIN IMMEDIATE` (the database-wide write lock); PostgreSQL and MySQL use
  * READ COMMITTED, so every statement after the lock sees the writes committed before it.
@@ -21,6 +22,12 @@ export type Transaction = Kysely<TariffTables>;
 /** Attempts of a transaction that loses a deadlock or serialization check. */
 const ATTEMPTS = 8;
 
+/**
+ * Takes the configuration write lock (once; later calls do nothing). A write calls it before its
+ * checks; a write that never calls it takes it just before commit, still bumping the version.
+ */
+export type SerializeWrites = () => Promise<void>;
+
 async function bumpConfigVersion(transaction: Transaction): Promise<void> {
   await transaction
     .updateTable('tariff_config_version')
@@ -29,21 +36,26 @@ async function bumpConfigVersion(transaction: Transaction): Promise<void> {
     .execute();
 }
 
-async function runOnce<T>(database: Database, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+/** Runs `work` with a {@link SerializeWrites} bound to `transaction`, locking before commit at the latest. */
+async function withSerializedWrites<T>(transaction: Transaction, work: WriteWork<T>): Promise<T> {
+  let locked: Promise<void> | undefined;
+  const serialize = () => (locked ??= bumpConfigVersion(transaction));
+  const result = await work(transaction, serialize);
+  await serialize();
+  return result;
+}
+
+async function runOnce<T>(database: Database, work: WriteWork<T>): Promise<T> {
   if (database.dialect !== 'sqlite') {
     return database.db
       .transaction()
       .setIsolationLevel('read committed')
-      .execute(async (transaction) => {
-        await bumpConfigVersion(transaction);
-        return work(transaction);
-      });
+      .execute((transaction) => withSerializedWrites(transaction, work));
   }
   return database.db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
     try {
-      await bumpConfigVersion(connection);
-      const result = await work(connection);
+      const result = await withSerializedWrites(connection, work);
       await sql`commit`.execute(connection);
       return result;
     } catch (error) {
@@ -53,23 +65,26 @@ async function runOnce<T>(database: Database, work: (transaction: Transaction) =
   });
 }
 
+/** A write: runs in `transaction` and calls `serialize` before the checks that must not race. */
+export type WriteWork<T> = (transaction: Transaction, serialize: SerializeWrites) => Promise<T>;
+
 /**
  * Runs `work` in one configuration write transaction: committed when it resolves, rolled back
  * when it throws. Domain errors are rethrown unchanged; a lost deadlock or serialization check is
  * retried (up to 8 attempts, with jitter); database faults become typed errors (see
  * `classifyDatabaseError`).
  */
-export async function inWriteTransaction<T>(database: Database, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+export async function inWriteTransaction<T>(database: Database, work: WriteWork<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await runOnce(database, work);
     } catch (error) {
-      const classified = classifyDatabaseError(error);
-      if (classified === 'retry' && attempt < ATTEMPTS) {
+      const classified = classifyDatabaseError(error, { lastAttempt: attempt >= ATTEMPTS });
+      if (classified === 'retry') {
         await sleep(Math.random() * 5 * attempt);
         continue;
       }
-      throw classified === 'retry' || classified === undefined ? error : classified;
+      throw classified ?? error;
     }
   }
 }

@@ -82,7 +82,8 @@ export class ScriptRepository {
 
   /** Creates a script in one transaction. @throws ConflictError when a live script has the name. */
   create(draft: ScriptDraft, audit: Audit): Promise<Required<Script>> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
+      await serialize();
       const existing = await transaction.selectFrom('pyscripts_scripts').select('script_id').where('name', '=', draft.name).where('deleted', 'is', null).executeTakeFirst();
       if (existing) throw scriptExists(draft.name, existing.script_id);
       const scriptId = randomUUID();
@@ -106,7 +107,8 @@ export class ScriptRepository {
 
   /** Updates a live script in one transaction (api.md §6). @throws NotFoundError, BadRequestError. */
   update(uuid: string, body: ScriptUpdateBody, audit: Audit): Promise<Required<Script>> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
+      await serialize();
       const stored = await this.getLive(transaction, uuid);
       const { changes, result } = planScriptUpdate(stored, body, audit.now);
       await transaction

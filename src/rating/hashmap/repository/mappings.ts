@@ -1,5 +1,6 @@
 /** SQL for hashmap mappings: versioned rules, soft-deleted. One query per list, never per row. */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
 import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
@@ -70,31 +71,33 @@ function toMapping(row: MappingRow): Mapping {
 
 /**
  * Live mappings sharing the candidate's name or key (parent, value, tenant, group): where a
- * conflict can come from. Two index lookups (by name; by parent and value), no joins.
+ * conflict can come from. One statement (two index lookups in a UNION ALL, no joins): it runs
+ * while the configuration write lock is held.
  */
 async function clashCandidates(transaction: Transaction, candidate: LiveMapping): Promise<MappingClashes> {
-  const byName = transaction.selectFrom('hashmap_mappings').select('mapping_id').where('deleted', 'is', null).where('name', '=', candidate.name).execute();
   const parentKey =
     candidate.parent.kind === 'service'
       ? transaction.selectFrom('hashmap_services').select('id').where('service_id', '=', candidate.parent.id)
       : transaction.selectFrom('hashmap_fields').select('id').where('field_id', '=', candidate.parent.id);
   const groupKey = candidate.groupId === null ? null : transaction.selectFrom('hashmap_groups').select('id').where('group_id', '=', candidate.groupId);
+  const byName = transaction
+    .selectFrom('hashmap_mappings')
+    .select([sql<string>`'name'`.as('clash'), 'mapping_id', 'start', 'end'])
+    .where('deleted', 'is', null)
+    .where('name', '=', candidate.name);
   const byKey = transaction
     .selectFrom('hashmap_mappings')
-    .select(['mapping_id', 'start', 'end'])
+    .select([sql<string>`'key'`.as('clash'), 'mapping_id', 'start', 'end'])
     .where('deleted', 'is', null)
     .where(candidate.parent.kind === 'service' ? 'service_id' : 'field_id', '=', parentKey)
     .where((eb) => eb.and([nullSafeEquals(eb, 'value', candidate.value), nullSafeEquals(eb, 'tenant_id', candidate.tenantId)]))
-    .where((eb) => (groupKey === null ? eb('group_id', 'is', null) : eb('group_id', '=', groupKey)))
-    .execute();
-  const [named, keyed] = await Promise.all([byName, byKey]);
+    .where((eb) => (groupKey === null ? eb('group_id', 'is', null) : eb('group_id', '=', groupKey)));
+  const rows = await byName.unionAll(byKey).execute();
   return {
-    sameName: named.map((row) => row.mapping_id),
-    sameKey: keyed.map((row) => ({
-      mappingId: row.mapping_id,
-      start: fromStorageDateTime(row.start),
-      end: row.end === null ? null : fromStorageDateTime(row.end),
-    })),
+    sameName: rows.filter((row) => row.clash === 'name').map((row) => row.mapping_id),
+    sameKey: rows
+      .filter((row) => row.clash === 'key')
+      .map((row) => ({ mappingId: row.mapping_id, start: fromStorageDateTime(row.start), end: row.end === null ? null : fromStorageDateTime(row.end) })),
   };
 }
 
@@ -171,9 +174,10 @@ export class MappingRepository {
    * refuses a clash (409), inserts.
    */
   create(draft: MappingDraft, audit: Audit): Promise<Mapping> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
       const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
       const group = await resolveOptionalGroup(transaction, draft.groupId);
+      await serialize();
       const mappingId = randomUUID();
       await refuseConflicts(transaction, {
         mappingId,
@@ -227,7 +231,8 @@ export class MappingRepository {
    *   ConflictError for a clash.
    */
   update(uuid: string, body: MappingUpdateBody, audit: Audit): Promise<Mapping> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
+      await serialize();
       const stored = await this.getLive(transaction, uuid);
       const plan = planMappingUpdate(stored, body, audit.now);
       const { changes, result } = plan;

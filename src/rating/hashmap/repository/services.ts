@@ -24,7 +24,8 @@ export class HashmapCatalogRepository {
 
   /** @throws ConflictError `Service {name} already exists (UUID: {id})`. */
   createService(name: string): Promise<Service> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
+      await serialize();
       const existing = await transaction.selectFrom('hashmap_services').select('service_id').where('name', '=', name).executeTakeFirst();
       if (existing) throw serviceExists(name, existing.service_id);
       const service = { service_id: randomUUID(), name };
@@ -73,8 +74,9 @@ export class HashmapCatalogRepository {
    * @throws ConflictError `Field {name} already exists (UUID: {id})` for a name already used in the service.
    */
   createField(serviceUuid: string, name: string): Promise<Field> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
       const service = await resolveService(transaction, serviceUuid);
+      await serialize();
       const existing = await transaction
         .selectFrom('hashmap_fields')
         .select('field_id')
@@ -110,7 +112,8 @@ export class HashmapCatalogRepository {
 
   /** @throws ConflictError `Group {name} already exists (UUID: {id})`. */
   createGroup(name: string): Promise<Group> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
+      await serialize();
       const existing = await transaction.selectFrom('hashmap_groups').select('group_id').where('name', '=', name).executeTakeFirst();
       if (existing) throw groupExists(name, existing.group_id);
       const group = { group_id: randomUUID(), name };

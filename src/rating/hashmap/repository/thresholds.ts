@@ -91,9 +91,10 @@ export class ThresholdRepository {
 
   /** Creates a threshold in one transaction: parents (400), clash (409), insert. */
   create(draft: ThresholdDraft): Promise<Threshold> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
       const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
       const group = await resolveOptionalGroup(transaction, draft.groupId);
+      await serialize();
       const thresholdId = randomUUID();
       await refuseConflicts(transaction, { thresholdId, parent: draft.parent, level: draft.level, tenantId: draft.tenantId, groupId: group?.uuid ?? null });
       await transaction
@@ -115,7 +116,8 @@ export class ThresholdRepository {
 
   /** Updates a threshold in one transaction. @throws NotFoundError, BadRequestError, ConflictError. */
   update(uuid: string, body: ThresholdUpdateBody): Promise<Threshold> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
+      await serialize();
       const stored = await this.getIn(transaction, uuid);
       const { changes, result } = planThresholdUpdate(stored, body);
       if (Object.keys(changes).length === 0) return stored;
