@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
+import { ReusableQuery } from '../../../database/reusable-query.js';
 import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
 import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../../common/datetime.js';
 import { mappingHasNoGroup, noSuchGroup, noSuchMapping, type ParentRef } from '../errors.js';
@@ -125,6 +126,9 @@ function liveMapping(mapping: Mapping): LiveMapping {
 
 /** Hashmap mappings. */
 export class MappingRepository {
+  /** The live mapping with a given id: the hottest read, compiled once. */
+  private readonly liveById = new ReusableQuery((db, uuid) => selectMappings(db).where('m.mapping_id', '=', uuid).where('m.deleted', 'is', null));
+
   constructor(private readonly database: Database) {}
 
   /** Mappings matching every filter, in creation order; one query. */
@@ -142,7 +146,7 @@ export class MappingRepository {
   }
 
   private async getLive(db: Transaction, uuid: string): Promise<Mapping> {
-    const row = await selectMappings(db).where('m.mapping_id', '=', uuid).where('m.deleted', 'is', null).executeTakeFirst();
+    const [row] = await this.liveById.execute(db, uuid);
     if (!row) throw noSuchMapping(uuid);
     return toMapping(row);
   }

@@ -3,6 +3,7 @@
  * transaction. A parent named in a request body that does not exist is a 400 (CloudKitty compat).
  */
 import type { Transaction } from '../../../database/transaction.js';
+import { ReusableQuery } from '../../../database/reusable-query.js';
 import { asBadRequest, noSuchField, noSuchGroup, noSuchService } from '../errors.js';
 
 /** A resolved parent: its integer key and UUID. */
@@ -11,23 +12,27 @@ export interface ResolvedRef {
   uuid: string;
 }
 
+const serviceKey = new ReusableQuery((db: Transaction, uuid) => db.selectFrom('hashmap_services').select('id').where('service_id', '=', uuid));
+const fieldKey = new ReusableQuery((db: Transaction, uuid) => db.selectFrom('hashmap_fields').select('id').where('field_id', '=', uuid));
+const groupKey = new ReusableQuery((db: Transaction, uuid) => db.selectFrom('hashmap_groups').select('id').where('group_id', '=', uuid));
+
 /** @throws BadRequestError `No such service: None (UUID: {id})`. */
 export async function resolveService(transaction: Transaction, uuid: string): Promise<ResolvedRef> {
-  const row = await transaction.selectFrom('hashmap_services').select('id').where('service_id', '=', uuid).executeTakeFirst();
+  const [row] = await serviceKey.execute(transaction, uuid);
   if (!row) throw asBadRequest(noSuchService(uuid));
   return { key: row.id, uuid };
 }
 
 /** @throws BadRequestError `No such field: {id}`. */
 export async function resolveField(transaction: Transaction, uuid: string): Promise<ResolvedRef> {
-  const row = await transaction.selectFrom('hashmap_fields').select('id').where('field_id', '=', uuid).executeTakeFirst();
+  const [row] = await fieldKey.execute(transaction, uuid);
   if (!row) throw asBadRequest(noSuchField(uuid));
   return { key: row.id, uuid };
 }
 
 /** @throws BadRequestError `No such group: None (UUID: {id})`. */
 export async function resolveGroup(transaction: Transaction, uuid: string): Promise<ResolvedRef> {
-  const row = await transaction.selectFrom('hashmap_groups').select('id').where('group_id', '=', uuid).executeTakeFirst();
+  const [row] = await groupKey.execute(transaction, uuid);
   if (!row) throw asBadRequest(noSuchGroup(uuid));
   return { key: row.id, uuid };
 }
