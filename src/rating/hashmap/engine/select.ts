@@ -1,0 +1,85 @@
+/**
+ * Which rules apply at a rating time for a tenant (rating.md §4): mappings active at T (not
+ * deleted, start ≤ T, end null or > T), thresholds always; global rules and the tenant's, a
+ * tenant rule replacing the global one with the same key in the same group (the value for field
+ * mappings, the level for thresholds, the whole group for service mappings). Costs and levels are
+ * parsed to decimals here, once per selection, not once per point.
+ */
+import type { Decimal } from 'decimal.js';
+import { RatingDecimal } from './decimal.js';
+import type { MappingRule, RuleIndex, ThresholdRule } from './rules.js';
+
+/** A mapping ready to apply. */
+export interface SelectedMapping {
+  rule: MappingRule;
+  cost: Decimal;
+}
+
+/** A threshold ready to apply. */
+export interface SelectedThreshold {
+  rule: ThresholdRule;
+  cost: Decimal;
+  level: Decimal;
+}
+
+/** The applicable rules of one field. */
+export interface SelectedFieldRules {
+  mappings: Map<string, SelectedMapping[]>;
+  thresholds: SelectedThreshold[];
+}
+
+/** The applicable rules of one service. */
+export interface SelectedServiceRules {
+  mappings: SelectedMapping[];
+  thresholds: SelectedThreshold[];
+  fields: Map<string, SelectedFieldRules>;
+}
+
+/** The applicable rules of every service, for one rating time and tenant. */
+export type SelectedRules = Map<string, SelectedServiceRules>;
+
+function withoutOverridden<R extends { tenantId: string | null; group: string | null }>(rules: readonly R[], key: (rule: R) => string): R[] {
+  const tenantKeys = new Set<string>();
+  for (const rule of rules) if (rule.tenantId !== null) tenantKeys.add(`${rule.group ?? ''}\u0000${key(rule)}`);
+  if (tenantKeys.size === 0) return [...rules];
+  return rules.filter((rule) => rule.tenantId !== null || !tenantKeys.has(`${rule.group ?? ''}\u0000${key(rule)}`));
+}
+
+function selectMappings(rules: readonly MappingRule[], at: number, tenantId: string | null): SelectedMapping[] {
+  const active = rules.filter(
+    (rule) => (rule.tenantId === null || rule.tenantId === tenantId) && rule.start <= at && (rule.end === null || rule.end > at),
+  );
+  return withoutOverridden(active, () => '').map((rule) => ({ rule, cost: new RatingDecimal(rule.cost) }));
+}
+
+function selectThresholds(rules: readonly ThresholdRule[], tenantId: string | null): SelectedThreshold[] {
+  const visible = rules.filter((rule) => rule.tenantId === null || rule.tenantId === tenantId);
+  return withoutOverridden(visible, (rule) => new RatingDecimal(rule.level).toString()).map((rule) => ({
+    rule,
+    cost: new RatingDecimal(rule.cost),
+    level: new RatingDecimal(rule.level),
+  }));
+}
+
+/**
+ * The rules that apply at `at` (epoch milliseconds) for `tenantId` (null: global rules only, as
+ * CloudKitty's v1 quote does).
+ */
+export function selectRules(index: RuleIndex, at: number, tenantId: string | null): SelectedRules {
+  const selected: SelectedRules = new Map();
+  for (const [serviceName, service] of index) {
+    const fields = new Map<string, SelectedFieldRules>();
+    for (const [fieldName, field] of service.fields) {
+      const mappings = new Map<string, SelectedMapping[]>();
+      for (const [value, rules] of field.mappings) {
+        const chosen = selectMappings(rules, at, tenantId);
+        if (chosen.length > 0) mappings.set(value, chosen);
+      }
+      fields.set(fieldName, { mappings, thresholds: selectThresholds(field.thresholds, tenantId) });
+    }
+    // Service mappings: a tenant's rules replace the global ones of their group as a whole.
+    const serviceMappings = selectMappings(service.mappings, at, tenantId);
+    selected.set(serviceName, { mappings: serviceMappings, thresholds: selectThresholds(service.thresholds, tenantId), fields });
+  }
+  return selected;
+}
