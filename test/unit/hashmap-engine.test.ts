@@ -22,7 +22,7 @@ function threshold(rule: Partial<LoadedThreshold> & Pick<LoadedThreshold, 'cost'
   return { thresholdId: `t${counter}`, type: 'flat', group: null, tenantId: null, serviceName: 'compute', fieldName: null, ...rule };
 }
 
-const POINTS = [
+const POINTS: { qty: string; desc: Record<string, unknown> }[] = [
   { qty: '1', desc: { flavor: 'm1.nano', image_id: 'f5600101-8fa2-4864-899e-ebcb7ed6b568', memory: '64', vcpus: 1 } },
   { qty: '2', desc: { flavor: 'm1.tiny', image_id: 'a41fba37-2429-4f15-aa00-b5bc4bf557bf', memory: '512', vcpus: '1' } },
   { qty: '2', desc: { flavor: 'm1.xlarge', image_id: '0052f884-461d-4e4e-a9d2-ea1fb6cd4b02', memory: '16384', vcpus: 8 } },
