@@ -23,6 +23,8 @@ export interface TariffConfig {
   logLevel: string;
   /** Largest accepted configuration request body in bytes (1 MiB, api.md §1). */
   bodyLimitBytes: number;
+  /** Largest accepted quote body in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`, default 32 MiB). */
+  quoteBodyLimitBytes: number;
   /** Connections per process to PostgreSQL or MySQL (`TARIFF_DB_POOL_SIZE`, default 10). */
   databasePoolSize: number;
   /**
@@ -70,6 +72,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     auth,
     logLevel,
     bodyLimitBytes: 1024 * 1024,
+    quoteBodyLimitBytes: Math.round(positiveNumber(environment, 'TARIFF_QUOTE_BODY_LIMIT_MB', 32) * 1024 * 1024),
     databasePoolSize: poolSize,
     databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
     databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,

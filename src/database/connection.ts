@@ -19,6 +19,8 @@ export interface Database {
   readonly dialect: DialectName;
   /** Human-readable location without credentials, for logs. */
   readonly description: string;
+  /** Configuration writes committed through this handle: cached rules compare it to know they are stale. */
+  readonly writes: { count: number };
   close(): Promise<void>;
 }
 

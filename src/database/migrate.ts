@@ -8,6 +8,7 @@ import type { Database } from './connection.js';
 import type { MigrationContext } from './migrations/context.js';
 import * as ratingTables from './migrations/0001_rating_tables.js';
 import * as configVersion from './migrations/0002_config_version.js';
+import * as modulesState from './migrations/0003_modules_state.js';
 
 interface TariffMigration {
   up(db: Parameters<Migration['up']>[0], context: MigrationContext): Promise<void>;
@@ -17,6 +18,7 @@ interface TariffMigration {
 const MIGRATIONS: Record<string, TariffMigration> = {
   '0001_rating_tables': ratingTables,
   '0002_config_version': configVersion,
+  '0003_modules_state': modulesState,
 };
 
 /** Thrown when a migration fails; the database is left at the last migration that succeeded. */

@@ -84,8 +84,17 @@ export interface TariffConfigVersionTable {
   version: ColumnType<string | number, number, string | number>;
 }
 
+/** CloudKitty's rating module states. */
+export interface ModulesStateTable {
+  name: string;
+  /** Enabled; drivers return a boolean (PostgreSQL) or 0/1 (SQLite, MySQL). */
+  state: ColumnType<boolean | number, boolean, boolean>;
+  priority: number | null;
+}
+
 /** Every table Tariff reads or writes. */
 export interface TariffTables {
+  modules_state: ModulesStateTable;
   tariff_config_version: TariffConfigVersionTable;
   hashmap_services: HashmapServicesTable;
   hashmap_fields: HashmapFieldsTable;

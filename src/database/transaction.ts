@@ -77,7 +77,9 @@ export type WriteWork<T> = (transaction: Transaction, serialize: SerializeWrites
 export async function inWriteTransaction<T>(database: Database, work: WriteWork<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await runOnce(database, work);
+      const result = await runOnce(database, work);
+      database.writes.count += 1;
+      return result;
     } catch (error) {
       const classified = classifyDatabaseError(error, { lastAttempt: attempt >= ATTEMPTS });
       if (classified === 'retry') {

@@ -12,7 +12,9 @@ import type { Database } from '../database/connection.js';
 import { BadRequestError } from '../rating/common/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { registerRootRoutes } from './root.js';
-import { ratingRoutes } from '../rating/routes.js';
+import { ratingRoutes, ratingRoutesV2 } from '../rating/routes.js';
+import { RatingSnapshotCache } from '../rating/snapshot.js';
+import type { ScriptRunner } from '../rating/quote/pricing.js';
 
 /** What {@link buildApp} needs. */
 export interface AppDependencies {
@@ -22,6 +24,8 @@ export interface AppDependencies {
   logger?: FastifyServerOptions['logger'];
   /** A ready pino logger to use instead (the server's, which logged start-up already). */
   loggerInstance?: FastifyBaseLogger;
+  /** The pyscripts sandbox; without it, quotes that must run scripts answer 503. */
+  scripts?: ScriptRunner;
 }
 
 /** The application type: Fastify with TypeBox-typed routes. */
@@ -33,7 +37,7 @@ const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * Creates the application; the caller listens (or injects) and closes it. The database stays the
  * caller's to close.
  */
-export async function buildApp({ config, database, logger, loggerInstance }: AppDependencies): Promise<TariffApp> {
+export async function buildApp({ config, database, logger, loggerInstance, scripts }: AppDependencies): Promise<TariffApp> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     bodyLimit: config.bodyLimitBytes,
@@ -75,8 +79,10 @@ export async function buildApp({ config, database, logger, loggerInstance }: App
   });
 
   registerRootRoutes(app);
-  await app.register(ratingRoutes, { prefix: '/v1/rating', database, hidden: false });
-  await app.register(ratingRoutes, { prefix: '/v1/billing', database, hidden: true });
+  const rating = { database, snapshots: new RatingSnapshotCache(database), scripts: () => scripts, quoteBodyLimit: config.quoteBodyLimitBytes };
+  await app.register(ratingRoutes, { prefix: '/v1/rating', ...rating, hidden: false });
+  await app.register(ratingRoutes, { prefix: '/v1/billing', ...rating, hidden: true });
+  await app.register(ratingRoutesV2, { prefix: '/v2/rating', ...rating, hidden: false });
   return app;
 }
 

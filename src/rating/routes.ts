@@ -1,27 +1,48 @@
-/** The rating API (`/v1/rating`, aliased `/v1/billing`): module configuration of hashmap and pyscripts. */
+/**
+ * The rating API: `/v1/rating` (aliased `/v1/billing`) with the modules, the quote and the module
+ * configuration of hashmap and pyscripts; `/v2/rating` with the v2 modules and quote.
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from '../database/connection.js';
 import { HashmapCatalogRepository } from './hashmap/repository/services.js';
 import { MappingRepository } from './hashmap/repository/mappings.js';
 import { ThresholdRepository } from './hashmap/repository/thresholds.js';
 import { hashmapRoutes } from './hashmap/routes/index.js';
+import { ModuleRepository } from './modules/repository.js';
+import { moduleRoutesV1, moduleRoutesV2 } from './modules/routes.js';
 import { ScriptRepository } from './pyscripts/repository.js';
 import { pyscriptsRoutes } from './pyscripts/routes.js';
+import { quoteRoutesV1, quoteRoutesV2 } from './quote/routes.js';
+import type { ScriptRunner } from './quote/pricing.js';
+import type { RatingSnapshotCache } from './snapshot.js';
 
-/** Options of {@link ratingRoutes}. */
+/** What the rating routes share. */
 export interface RatingRouteOptions {
   database: Database;
+  snapshots: RatingSnapshotCache;
+  /** The pyscripts sandbox, when available. */
+  scripts: () => ScriptRunner | undefined;
+  quoteBodyLimit: number;
   /** Hide from the OpenAPI document (the alias). */
   hidden: boolean;
 }
 
-/** Registers `module_config/hashmap/...` and `module_config/pyscripts/...`. */
-export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, hidden }) => {
+/** `/v1/rating` (and its alias): modules, quote, `module_config/hashmap/...`, `module_config/pyscripts/...`. */
+export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, scripts, quoteBodyLimit, hidden }) => {
   const repositories = {
     catalog: new HashmapCatalogRepository(database),
     mappings: new MappingRepository(database),
     thresholds: new ThresholdRepository(database),
   };
+  const modules = new ModuleRepository(database);
+  await app.register(moduleRoutesV1, { modules, onChange: () => snapshots.invalidate(), hidden });
+  await app.register(quoteRoutesV1, { snapshots, scripts, bodyLimit: quoteBodyLimit, hidden });
   await app.register(hashmapRoutes, { prefix: '/module_config/hashmap', repositories, hidden });
   await app.register(pyscriptsRoutes, { prefix: '/module_config/pyscripts', scripts: new ScriptRepository(database), hidden });
+};
+
+/** `/v2/rating`: modules and quote. */
+export const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, scripts, quoteBodyLimit, hidden }) => {
+  await app.register(moduleRoutesV2, { modules: new ModuleRepository(database), onChange: () => snapshots.invalidate(), hidden });
+  await app.register(quoteRoutesV2, { snapshots, scripts, bodyLimit: quoteBodyLimit, hidden });
 };

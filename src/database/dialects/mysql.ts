@@ -23,5 +23,5 @@ export function openMysql(url: string, settings: PoolSettings): Database {
   });
   pool.on('connection', (connection) => connection.on('error', settings.onPoolError));
   const db = new Kysely<TariffTables>({ dialect: new MysqlDialect({ pool }) });
-  return { db, dialect: 'mysql', description: redactUrl(url), close: () => db.destroy() };
+  return { db, dialect: 'mysql', description: redactUrl(url), writes: { count: 0 }, close: () => db.destroy() };
 }

@@ -61,5 +61,5 @@ export function openPostgres(url: string, settings: PoolSettings): Database {
     preparingStatements(client);
   });
   const db = new Kysely<TariffTables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', description: redactUrl(url), close: () => db.destroy() };
+  return { db, dialect: 'postgres', description: redactUrl(url), writes: { count: 0 }, close: () => db.destroy() };
 }

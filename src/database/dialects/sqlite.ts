@@ -43,5 +43,5 @@ export function openSqlite(path: string): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<TariffTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', description: `sqlite:${inMemory ? file : resolve(file)}`, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', description: `sqlite:${inMemory ? file : resolve(file)}`, writes: { count: 0 }, close: () => db.destroy() };
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import type { Database } from '../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
-import { formatStoredDateTime, toStorageDateTime } from '../common/datetime.js';
+import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../common/datetime.js';
 import { ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
 import { noSuchScript, scriptExists } from './errors.js';
@@ -57,6 +57,15 @@ function decompressedSource(data: Buffer, checksum: string): string {
   return source;
 }
 
+/** A live script as the rating engine needs it; validity in epoch milliseconds. */
+export interface ScriptSource {
+  scriptId: string;
+  name: string;
+  source: string;
+  start: number;
+  end: number | null;
+}
+
 /** PyScripts scripts. */
 export class ScriptRepository {
   constructor(private readonly database: Database) {}
@@ -67,6 +76,23 @@ export class ScriptRepository {
     for (const condition of ruleFilterConditions('s', filters)) query = query.where(condition);
     const rows = await query.orderBy('s.id').execute();
     return rows.map(toScript);
+  }
+
+  /** Every live script with its source and validity, in name order (the order they run in). */
+  async loadLive(): Promise<ScriptSource[]> {
+    const rows = await this.database.db
+      .selectFrom('pyscripts_scripts')
+      .select(['script_id', 'name', 'data', 'checksum', 'start', 'end'])
+      .where('deleted', 'is', null)
+      .orderBy('name')
+      .execute();
+    return rows.map((row) => ({
+      scriptId: row.script_id,
+      name: row.name,
+      source: decompressedSource(row.data, row.checksum),
+      start: fromStorageDateTime(row.start).getTime(),
+      end: row.end === null ? null : fromStorageDateTime(row.end).getTime(),
+    }));
   }
 
   /** @throws NotFoundError `No such script: None (UUID: {id})`, also when soft-deleted. */

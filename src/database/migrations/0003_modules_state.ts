@@ -1,0 +1,18 @@
+/**
+ * `modules_state`, CloudKitty's table of rating module states (name, state, priority), created
+ * only when missing: on a database adopted from CloudKitty it is CloudKitty's own table, used as
+ * it is.
+ */
+import type { Kysely } from 'kysely';
+import type { MigrationContext } from './context.js';
+
+/** Creates `modules_state` unless it exists. */
+export async function up(db: Kysely<unknown>, _context: MigrationContext): Promise<void> {
+  await db.schema
+    .createTable('modules_state')
+    .ifNotExists()
+    .addColumn('name', 'varchar(255)', (column) => column.primaryKey())
+    .addColumn('state', 'boolean', (column) => column.notNull().defaultTo(false))
+    .addColumn('priority', 'integer')
+    .execute();
+}

@@ -1,0 +1,63 @@
+/**
+ * Loads every live hashmap rule for the engine in three queries (fields, mappings, thresholds),
+ * never one per rule.
+ */
+import type { Kysely } from 'kysely';
+import type { TariffTables } from '../../../database/tables.js';
+import { fromStorageDateTime } from '../../common/datetime.js';
+import { buildRuleIndex, type RuleIndex } from '../engine/rules.js';
+
+const asRuleType = (type: string): 'flat' | 'rate' => (type === 'rate' ? 'rate' : 'flat');
+
+/** Builds the engine's rule index from the database. */
+export async function loadRuleIndex(db: Kysely<TariffTables>): Promise<RuleIndex> {
+  const [fields, mappings, thresholds] = await Promise.all([
+    db
+      .selectFrom('hashmap_fields as f')
+      .innerJoin('hashmap_services as s', 's.id', 'f.service_id')
+      .select(['s.name as serviceName', 'f.name as fieldName'])
+      .execute(),
+    db
+      .selectFrom('hashmap_mappings as m')
+      .leftJoin('hashmap_fields as f', 'f.id', 'm.field_id')
+      .leftJoin('hashmap_services as s', (join) => join.on((eb) => eb.or([eb('s.id', '=', eb.ref('m.service_id')), eb('s.id', '=', eb.ref('f.service_id'))])))
+      .leftJoin('hashmap_groups as g', 'g.id', 'm.group_id')
+      .select(['m.mapping_id', 'm.map_type', 'm.cost', 'm.value', 'm.tenant_id', 'm.start', 'm.end', 'g.name as groupName', 's.name as serviceName', 'f.name as fieldName'])
+      .where('m.deleted', 'is', null)
+      .orderBy('m.id')
+      .execute(),
+    db
+      .selectFrom('hashmap_thresholds as t')
+      .leftJoin('hashmap_fields as f', 'f.id', 't.field_id')
+      .leftJoin('hashmap_services as s', (join) => join.on((eb) => eb.or([eb('s.id', '=', eb.ref('t.service_id')), eb('s.id', '=', eb.ref('f.service_id'))])))
+      .leftJoin('hashmap_groups as g', 'g.id', 't.group_id')
+      .select(['t.threshold_id', 't.map_type', 't.cost', 't.level', 't.tenant_id', 'g.name as groupName', 's.name as serviceName', 'f.name as fieldName'])
+      .orderBy('t.id')
+      .execute(),
+  ]);
+  return buildRuleIndex(
+    mappings.map((row) => ({
+      mappingId: row.mapping_id,
+      type: asRuleType(row.map_type),
+      cost: row.cost,
+      value: row.value,
+      tenantId: row.tenant_id,
+      group: row.groupName,
+      start: fromStorageDateTime(row.start).getTime(),
+      end: row.end === null ? null : fromStorageDateTime(row.end).getTime(),
+      serviceName: row.serviceName ?? '',
+      fieldName: row.fieldName,
+    })),
+    thresholds.map((row) => ({
+      thresholdId: row.threshold_id,
+      type: asRuleType(row.map_type),
+      cost: row.cost,
+      level: row.level,
+      tenantId: row.tenant_id,
+      group: row.groupName,
+      serviceName: row.serviceName ?? '',
+      fieldName: row.fieldName,
+    })),
+    fields,
+  );
+}

@@ -1,0 +1,48 @@
+/** SQL for module states (`modules_state`, CloudKitty's table). */
+import type { Database } from '../../database/connection.js';
+import { inWriteTransaction } from '../../database/transaction.js';
+import { MODULES, type ModuleState } from './catalog.js';
+
+function enabled(state: boolean | number | string): boolean {
+  return state === true || state === 1 || state === '1' || state === 't';
+}
+
+/** Module states. */
+export class ModuleRepository {
+  constructor(private readonly database: Database) {}
+
+  /** Every known module with its state (defaults for modules without a row), by name. */
+  async list(): Promise<ModuleState[]> {
+    const rows = await this.database.db.selectFrom('modules_state').select(['name', 'state', 'priority']).execute();
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    return [...MODULES.values()].map((info) => {
+      const row = byName.get(info.name);
+      return { ...info, enabled: row ? enabled(row.state) : false, priority: row?.priority ?? 1 };
+    });
+  }
+
+  /** One module's state, or undefined for an unknown module. */
+  async get(name: string): Promise<ModuleState | undefined> {
+    if (!MODULES.has(name)) return undefined;
+    return (await this.list()).find((state) => state.name === name);
+  }
+
+  /**
+   * Changes a known module's `enabled` and/or `priority` (an upsert of its row), in one
+   * configuration write transaction (other processes see the change within a second).
+   */
+  async update(name: string, change: { enabled?: boolean; priority?: number }): Promise<ModuleState> {
+    const current = await this.get(name);
+    if (!current) throw new Error(`unknown module ${name}`);
+    const state = change.enabled ?? current.enabled;
+    const priority = change.priority ?? current.priority;
+    // SQLite stores booleans as 0/1 and its driver binds no JS booleans.
+    const stored = (this.database.dialect === 'sqlite' ? Number(state) : state) as boolean;
+    await inWriteTransaction(this.database, async (transaction) => {
+      const existing = await transaction.selectFrom('modules_state').select('name').where('name', '=', name).executeTakeFirst();
+      if (existing) await transaction.updateTable('modules_state').set({ state: stored, priority }).where('name', '=', name).execute();
+      else await transaction.insertInto('modules_state').values({ name, state: stored, priority }).execute();
+    });
+    return { ...current, enabled: state, priority };
+  }
+}

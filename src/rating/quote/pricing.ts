@@ -1,0 +1,136 @@
+/**
+ * Prices a dataframe with the enabled modules, by descending priority (rating.md §2-§3): hashmap
+ * adds its amounts to each point's price, pyscripts hands the dataframe to the scripts active at
+ * the rating time (in name order), noop does nothing. Exact decimals throughout.
+ */
+import type { Decimal } from 'decimal.js';
+import { BadRequestError, TariffError } from '../common/errors.js';
+import { RatingDecimal, priceText } from '../hashmap/engine/decimal.js';
+import { rateHashmapPoint, type Contribution } from '../hashmap/engine/engine.js';
+import { selectRules } from '../hashmap/engine/select.js';
+import { ratingOrder } from '../modules/catalog.js';
+import type { RatingSnapshot } from '../snapshot.js';
+import type { Point, Usage } from './schemas.js';
+
+/** A dataframe as JSON (rating.md §1), decimals as text. */
+export interface JsonDataframe {
+  period: { begin: string; end: string };
+  usage: Record<string, Array<Record<string, unknown> & { vol: { unit?: string; qty: string }; rating: { price: string } }>>;
+}
+
+/** Runs scripts over a dataframe (the pyscripts sandbox). */
+export interface ScriptRunner {
+  run(scripts: { name: string; source: string }[], dataframe: JsonDataframe): Promise<JsonDataframe>;
+}
+
+/** How to price. */
+export interface PricingOptions {
+  /** Rules active at this time apply (epoch milliseconds). */
+  at: number;
+  /** The tenant whose rules apply beside the global ones; null: global only. */
+  tenantId: string | null;
+  /** Collect each point's contributions. */
+  explain: boolean;
+  period: { begin: string; end: string };
+}
+
+/** A priced dataframe. */
+export interface PricedDataframe {
+  total: Decimal;
+  /** The dataframe with every point's `rating.price` set (and `explain` when asked). */
+  dataframe: JsonDataframe;
+}
+
+/** 503 when scripts must run and no sandbox is available. */
+export class SandboxUnavailableError extends TariffError {
+  constructor() {
+    super(503, 'The PyScripts sandbox is not available; try again later.');
+  }
+}
+
+/** The text form of a point's desc: metadata merged with groupby, groupby winning. */
+export function pointDesc(point: { groupby?: Record<string, unknown>; metadata?: Record<string, unknown> }): Record<string, unknown> {
+  return { ...(point.metadata ?? {}), ...(point.groupby ?? {}) };
+}
+
+function decimalOf(value: unknown, where: string): Decimal {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new BadRequestError(`Invalid input for ${where}: '${String(value)}' is not a decimal number.`);
+  return new RatingDecimal(text);
+}
+
+interface WorkingPoint {
+  point: Point & Record<string, unknown>;
+  quantity: Decimal;
+  price: Decimal;
+  explain?: Contribution[];
+}
+
+/**
+ * Prices `usage` with the snapshot's enabled modules.
+ *
+ * @throws BadRequestError for a non-numeric quantity; the script runner's errors (422, 5xx);
+ *   SandboxUnavailableError when scripts must run and `scripts` is undefined.
+ */
+export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options: PricingOptions, scripts: ScriptRunner | undefined): Promise<PricedDataframe> {
+  let services = new Map<string, WorkingPoint[]>();
+  for (const [service, points] of Object.entries(usage)) {
+    services.set(
+      service,
+      points.map((point, index) => ({
+        point: point as WorkingPoint['point'],
+        quantity: decimalOf(point.vol.qty, `usage.${service}[${index}].vol.qty`),
+        price: new RatingDecimal(0),
+        explain: options.explain ? [] : undefined,
+      })),
+    );
+  }
+  for (const module of ratingOrder(snapshot.modules)) {
+    if (module.name === 'hashmap') {
+      const rules = selectRules(snapshot.hashmap, options.at, options.tenantId);
+      for (const [service, points] of services) {
+        const serviceRules = rules.get(service);
+        if (!serviceRules) continue;
+        for (const working of points) {
+          working.price = working.price.plus(rateHashmapPoint(serviceRules, working.quantity, pointDesc(working.point), working.explain));
+        }
+      }
+    } else if (module.name === 'pyscripts') {
+      const active = snapshot.scripts.filter((script) => script.start <= options.at && (script.end === null || script.end > options.at));
+      if (active.length === 0) continue;
+      if (!scripts) throw new SandboxUnavailableError();
+      const result = await scripts.run(active.map(({ name, source }) => ({ name, source })), toJson(services, options.period, false));
+      services = fromJson(result, options.explain);
+    }
+  }
+  let total = new RatingDecimal(0);
+  for (const points of services.values()) for (const working of points) total = total.plus(working.price);
+  return { total, dataframe: toJson(services, options.period, options.explain) };
+}
+
+function toJson(services: Map<string, WorkingPoint[]>, period: PricingOptions['period'], explain: boolean): JsonDataframe {
+  const usage: JsonDataframe['usage'] = {};
+  for (const [service, points] of services) {
+    usage[service] = points.map((working) => {
+      const point = { ...working.point, vol: { ...working.point.vol, qty: priceText(working.quantity) }, rating: { price: priceText(working.price) } };
+      return explain && working.explain ? { ...point, explain: working.explain } : point;
+    });
+  }
+  return { period, usage };
+}
+
+function fromJson(dataframe: JsonDataframe, explain: boolean): Map<string, WorkingPoint[]> {
+  const services = new Map<string, WorkingPoint[]>();
+  for (const [service, points] of Object.entries(dataframe.usage)) {
+    services.set(
+      service,
+      points.map((point, index) => ({
+        point: point as WorkingPoint['point'],
+        quantity: decimalOf(point.vol.qty, `usage.${service}[${index}].vol.qty`),
+        price: decimalOf(point.rating?.price ?? '0', `usage.${service}[${index}].rating.price`),
+        explain: explain ? [] : undefined,
+      })),
+    );
+  }
+  return services;
+}

@@ -1,0 +1,73 @@
+/**
+ * Quote routes (rating.md §3): `POST /v1/rating/quote` (CloudKitty's: resources → a bare JSON
+ * number) and `POST /v2/rating/quote` (whole dataframes, tenant, rating time, explain). Policy
+ * `rating:quote` is open. Bodies may be up to `quoteBodyLimitBytes` (32 MiB by default).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { parseDateTime } from '../common/datetime.js';
+import { priceText } from '../hashmap/engine/decimal.js';
+import type { RatingSnapshotCache } from '../snapshot.js';
+import { priceUsage, type ScriptRunner } from './pricing.js';
+import { QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
+
+/** Options of the quote route plugins. */
+export interface QuoteRouteOptions {
+  snapshots: RatingSnapshotCache;
+  /** The pyscripts sandbox, when available. */
+  scripts: () => ScriptRunner | undefined;
+  bodyLimit: number;
+  hidden: boolean;
+}
+
+const HOUR_MS = 3_600_000;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A v1 resource's desc as a point: nested (`{"metadata": {...}, "groupby": {...}}`) or flat
+ * (fix: CloudKitty ignored a flat desc, so field rules never matched).
+ */
+function descOf(desc: Record<string, unknown> | undefined): { groupby: Record<string, unknown>; metadata: Record<string, unknown> } {
+  if (!desc) return { groupby: {}, metadata: {} };
+  if (isObject(desc.metadata) || isObject(desc.groupby)) {
+    return { metadata: isObject(desc.metadata) ? desc.metadata : {}, groupby: isObject(desc.groupby) ? desc.groupby : {} };
+  }
+  return { metadata: desc, groupby: {} };
+}
+
+/** `POST /v1/rating/quote`. */
+export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, hidden }) => {
+  app.post(
+    '/quote',
+    { bodyLimit, config: { bodyName: 'res_data' }, schema: { hide: hidden, tags: ['quote'], summary: 'Price resources with the enabled modules (total as a bare number)', body: QuoteV1Body } },
+    async (request, reply) => {
+      const usage: Usage = {};
+      for (const resource of request.body.resources) {
+        (usage[resource.service] ??= []).push({ vol: { unit: 'undefined', qty: resource.volume }, ...descOf(resource.desc) });
+      }
+      const now = new Date();
+      const end = new Date(now.getTime() + HOUR_MS);
+      const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, explain: false, period: { begin: now.toISOString(), end: end.toISOString() } }, scripts());
+      return reply.type('application/json; charset=utf-8').send(priceText(priced.total));
+    },
+  );
+};
+
+/** `POST /v2/rating/quote`. */
+export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, hidden }) => {
+  app.post(
+    '/quote',
+    { bodyLimit, config: { bodyName: 'quote' }, schema: { hide: hidden, tags: ['quote'], summary: 'Price whole dataframes for a tenant at a time, optionally explained', body: QuoteV2Body } },
+    async (request, reply) => {
+      const body = request.body;
+      const begin = body.period ? parseDateTime(body.period.begin, 'period.begin') : undefined;
+      const at = body.at !== undefined ? parseDateTime(body.at, 'at') : (begin ?? new Date());
+      const period = body.period ?? { begin: at.toISOString(), end: new Date(at.getTime() + HOUR_MS).toISOString() };
+      const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, explain: body.explain ?? false, period }, scripts());
+      // A 100,000-point answer: plain JSON.stringify, no response schema to walk.
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ total: priceText(priced.total), period: priced.dataframe.period, usage: priced.dataframe.usage }));
+    },
+  );
+};
