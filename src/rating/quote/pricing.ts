@@ -100,7 +100,7 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
       if (active.length === 0) continue;
       if (!scripts) throw new SandboxUnavailableError();
       const result = await scripts.run(active.map(({ name, source }) => ({ name, source })), toJson(services, options.period, false));
-      services = fromJson(result, options.explain);
+      services = fromJson(result, services);
     }
   }
   let total = new RatingDecimal(0);
@@ -119,16 +119,22 @@ function toJson(services: Map<string, WorkingPoint[]>, period: PricingOptions['p
   return { period, usage };
 }
 
-function fromJson(dataframe: JsonDataframe, explain: boolean): Map<string, WorkingPoint[]> {
+/**
+ * Reads back the dataframe the scripts left. A point keeps its earlier contributions (`explain`)
+ * when its service still has as many points as before.
+ */
+function fromJson(dataframe: JsonDataframe, before: Map<string, WorkingPoint[]>): Map<string, WorkingPoint[]> {
   const services = new Map<string, WorkingPoint[]>();
   for (const [service, points] of Object.entries(dataframe.usage)) {
+    const previous = before.get(service);
+    const sameShape = previous !== undefined && previous.length === points.length;
     services.set(
       service,
       points.map((point, index) => ({
         point: point as WorkingPoint['point'],
-        quantity: decimalOf(point.vol.qty, `usage.${service}[${index}].vol.qty`),
+        quantity: decimalOf(point.vol?.qty, `usage.${service}[${index}].vol.qty`),
         price: decimalOf(point.rating?.price ?? '0', `usage.${service}[${index}].rating.price`),
-        explain: explain ? [] : undefined,
+        explain: sameShape ? previous[index].explain : previous?.[0]?.explain ? [] : undefined,
       })),
     );
   }
