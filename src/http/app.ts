@@ -15,6 +15,7 @@ import { registerRootRoutes } from './root.js';
 import { ratingRoutes, ratingRoutesV2 } from '../rating/routes.js';
 import { RatingSnapshotCache } from '../rating/snapshot.js';
 import type { ScriptRunner } from '../rating/quote/pricing.js';
+import type { ScriptCompiler } from '../rating/pyscripts/compile.js';
 
 /** What {@link buildApp} needs. */
 export interface AppDependencies {
@@ -24,8 +25,11 @@ export interface AppDependencies {
   logger?: FastifyServerOptions['logger'];
   /** A ready pino logger to use instead (the server's, which logged start-up already). */
   loggerInstance?: FastifyBaseLogger;
-  /** The pyscripts sandbox; without it, quotes that must run scripts answer 503. */
-  scripts?: ScriptRunner;
+  /**
+   * The pyscripts sandbox; without it, quotes that must run scripts answer 503 and script sources
+   * are not compile-checked.
+   */
+  sandbox?: ScriptRunner & ScriptCompiler;
 }
 
 /** The application type: Fastify with TypeBox-typed routes. */
@@ -37,7 +41,7 @@ const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * Creates the application; the caller listens (or injects) and closes it. The database stays the
  * caller's to close.
  */
-export async function buildApp({ config, database, logger, loggerInstance, scripts }: AppDependencies): Promise<TariffApp> {
+export async function buildApp({ config, database, logger, loggerInstance, sandbox }: AppDependencies): Promise<TariffApp> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     bodyLimit: config.bodyLimitBytes,
@@ -79,7 +83,7 @@ export async function buildApp({ config, database, logger, loggerInstance, scrip
   });
 
   registerRootRoutes(app);
-  const rating = { database, snapshots: new RatingSnapshotCache(database), scripts: () => scripts, quoteBodyLimit: config.quoteBodyLimitBytes };
+  const rating = { database, snapshots: new RatingSnapshotCache(database), sandbox: () => sandbox, quoteBodyLimit: config.quoteBodyLimitBytes };
   await app.register(ratingRoutes, { prefix: '/v1/rating', ...rating, hidden: false });
   await app.register(ratingRoutes, { prefix: '/v1/billing', ...rating, hidden: true });
   await app.register(ratingRoutesV2, { prefix: '/v2/rating', ...rating, hidden: false });

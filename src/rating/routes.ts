@@ -14,21 +14,22 @@ import { ScriptRepository } from './pyscripts/repository.js';
 import { pyscriptsRoutes } from './pyscripts/routes.js';
 import { quoteRoutesV1, quoteRoutesV2 } from './quote/routes.js';
 import type { ScriptRunner } from './quote/pricing.js';
+import type { ScriptCompiler } from './pyscripts/compile.js';
 import type { RatingSnapshotCache } from './snapshot.js';
 
 /** What the rating routes share. */
 export interface RatingRouteOptions {
   database: Database;
   snapshots: RatingSnapshotCache;
-  /** The pyscripts sandbox, when available. */
-  scripts: () => ScriptRunner | undefined;
+  /** The pyscripts sandbox (runs and compiles scripts), when available. */
+  sandbox: () => (ScriptRunner & ScriptCompiler) | undefined;
   quoteBodyLimit: number;
   /** Hide from the OpenAPI document (the alias). */
   hidden: boolean;
 }
 
 /** `/v1/rating` (and its alias): modules, quote, `module_config/hashmap/...`, `module_config/pyscripts/...`. */
-export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, scripts, quoteBodyLimit, hidden }) => {
+export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, hidden }) => {
   const repositories = {
     catalog: new HashmapCatalogRepository(database),
     mappings: new MappingRepository(database),
@@ -36,13 +37,13 @@ export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, 
   };
   const modules = new ModuleRepository(database);
   await app.register(moduleRoutesV1, { modules, onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV1, { snapshots, scripts, bodyLimit: quoteBodyLimit, hidden });
+  await app.register(quoteRoutesV1, { snapshots, scripts: sandbox, bodyLimit: quoteBodyLimit, hidden });
   await app.register(hashmapRoutes, { prefix: '/module_config/hashmap', repositories, hidden });
-  await app.register(pyscriptsRoutes, { prefix: '/module_config/pyscripts', scripts: new ScriptRepository(database), hidden });
+  await app.register(pyscriptsRoutes, { prefix: '/module_config/pyscripts', scripts: new ScriptRepository(database), compiler: sandbox, hidden });
 };
 
 /** `/v2/rating`: modules and quote. */
-export const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, scripts, quoteBodyLimit, hidden }) => {
+export const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, hidden }) => {
   await app.register(moduleRoutesV2, { modules: new ModuleRepository(database), onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV2, { snapshots, scripts, bodyLimit: quoteBodyLimit, hidden });
+  await app.register(quoteRoutesV2, { snapshots, scripts: sandbox, bodyLimit: quoteBodyLimit, hidden });
 };

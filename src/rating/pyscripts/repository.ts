@@ -131,12 +131,18 @@ export class ScriptRepository {
     });
   }
 
-  /** Updates a live script in one transaction (api.md §6). @throws NotFoundError, BadRequestError. */
-  update(uuid: string, body: ScriptUpdateBody, audit: Audit): Promise<Required<Script>> {
+  /**
+   * Updates a live script in one transaction (api.md §6); a changed source must pass
+   * `checkSource` (after the rule-state checks, before anything is written).
+   *
+   * @throws NotFoundError, BadRequestError.
+   */
+  update(uuid: string, body: ScriptUpdateBody, audit: Audit, checkSource: (name: string, source: string) => Promise<void> = async () => {}): Promise<Required<Script>> {
     return inWriteTransaction(this.database, async (transaction, serialize) => {
       await serialize();
       const stored = await this.getLive(transaction, uuid);
       const { changes, result } = planScriptUpdate(stored, body, audit.now);
+      if (changes.data !== undefined) await checkSource(result.name, result.data);
       await transaction
         .updateTable('pyscripts_scripts')
         .set({

@@ -7,11 +7,14 @@ import { BooleanText, QueryString, queryBoolean } from '../common/schemas.js';
 import { noSuchScript } from './errors.js';
 import type { ScriptRepository } from './repository.js';
 import { parseScriptCreate } from './rules.js';
+import { ensureCompiles, type ScriptCompiler } from './compile.js';
 import { Script, ScriptCollection, ScriptCreateBody, ScriptListQuery, ScriptUpdateBody } from './schemas.js';
 
 /** Options of {@link pyscriptsRoutes}. */
 export interface PyscriptsRouteOptions {
   scripts: ScriptRepository;
+  /** The sandbox's compiler; sources are checked on POST and PUT when it is there. */
+  compiler: () => ScriptCompiler | undefined;
   /** Hide from the OpenAPI document (the `/v1/billing` alias). */
   hidden: boolean;
 }
@@ -19,7 +22,7 @@ export interface PyscriptsRouteOptions {
 const IdQuery = QueryString({ script_id: Type.Optional(Type.String()) });
 
 /** Scripts: list (`no_data` and filters), get, create (`force`), update, soft delete. */
-export const pyscriptsRoutes: FastifyPluginAsyncTypebox<PyscriptsRouteOptions> = async (app, { scripts, hidden }) => {
+export const pyscriptsRoutes: FastifyPluginAsyncTypebox<PyscriptsRouteOptions> = async (app, { scripts, compiler, hidden }) => {
   const tags = ['pyscripts'];
   app.get('/scripts', { schema: { hide: hidden, tags, summary: 'List scripts', querystring: ScriptListQuery, response: { 200: ScriptCollection } } }, async (request) => ({
     scripts: await scripts.list(ruleFiltersFrom(request.query, requestTime()), { withData: !queryBoolean(request.query.no_data) }),
@@ -35,7 +38,9 @@ export const pyscriptsRoutes: FastifyPluginAsyncTypebox<PyscriptsRouteOptions> =
     },
     async (request, reply) => {
       const now = requestTime();
-      const script = await scripts.create(parseScriptCreate(request.body, now, queryBoolean(request.query.force) ?? false), { actor: actingUser(request), now });
+      const draft = parseScriptCreate(request.body, now, queryBoolean(request.query.force) ?? false);
+      await ensureCompiles(compiler(), draft.name, draft.data);
+      const script = await scripts.create(draft, { actor: actingUser(request), now });
       setLocation(request, reply, script.script_id);
       return reply.code(201).send(script);
     },
@@ -51,7 +56,8 @@ export const pyscriptsRoutes: FastifyPluginAsyncTypebox<PyscriptsRouteOptions> =
         },
       },
       async (request, reply) => {
-        const script = await scripts.update(resourceId(request, 'script_id', noSuchScript), request.body, { actor: actingUser(request), now: requestTime() });
+        const checkSource = (name: string, source: string) => ensureCompiles(compiler(), name, source);
+        const script = await scripts.update(resourceId(request, 'script_id', noSuchScript), request.body, { actor: actingUser(request), now: requestTime() }, checkSource);
         setLocation(request, reply, script.script_id);
         return script;
       },
