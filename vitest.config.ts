@@ -23,8 +23,8 @@ export default defineConfig({
         include: database === 'sqlite' ? ['test/**/*.test.ts'] : ['test/http/**/*.test.ts', 'test/databases/**/*.test.ts'],
         // SQLite has no server to lose; the other databases have no file to kill a writer over.
         exclude: database === 'sqlite' ? ['test/databases/faults.test.ts'] : ['test/http/persistence.test.ts'],
-        // Tests that start server processes need dist/: compiled once, by the SQLite project.
-        globalSetup: database === 'sqlite' ? ['test/helpers/build.ts'] : [],
+        // Tests that start server processes need dist/ (built once; see build.ts).
+        globalSetup: ['test/helpers/build.ts'],
       },
     })),
   },

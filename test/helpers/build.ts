@@ -1,8 +1,42 @@
-/** Vitest global setup: compiles src/ to dist/ once, for tests that start real server processes. */
+/**
+ * Vitest global setup: compiles src/ to dist/ once per run, for tests that start real server
+ * processes. Every database project declares it; the first to take the lock builds, the others
+ * wait for that build instead of racing it.
+ */
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const lock = `${root}/.build-lock`;
+
+function sleep(milliseconds: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, milliseconds);
+}
+
 export default function setup(): void {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  execFileSync(process.execPath, [`${root}/node_modules/typescript/bin/tsc`, '-p', `${root}/tsconfig.json`], { cwd: root, stdio: 'inherit' });
+  try {
+    mkdirSync(lock);
+  } catch {
+    // Another project is building (or a stale lock from a killed run, older than two minutes).
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      let age: number;
+      try {
+        age = Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        return;
+      }
+      if (age > 120_000) break;
+      if (Date.now() > deadline) throw new Error('timed out waiting for another project to build dist/');
+      sleep(100);
+    }
+    rmSync(lock, { recursive: true, force: true });
+    mkdirSync(lock);
+  }
+  try {
+    execFileSync(process.execPath, [`${root}/node_modules/typescript/bin/tsc`, '-p', `${root}/tsconfig.json`], { cwd: root, stdio: 'inherit' });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
