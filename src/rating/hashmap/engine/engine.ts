@@ -100,7 +100,7 @@ export function rateHashmapPoint(
   for (const mapping of rules.mappings) applyMapping(mapping, 'service mapping');
   for (const threshold of rules.thresholds) consider(threshold, 'service', quantity);
   for (const [fieldName, field] of rules.fields) {
-    if (!(fieldName in desc)) continue;
+    if (!Object.hasOwn(desc, fieldName)) continue;
     const value = desc[fieldName];
     const matching = field.mappings.get(pythonText(value));
     if (matching) for (const mapping of matching) applyMapping(mapping, 'field mapping');

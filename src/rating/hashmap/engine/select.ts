@@ -8,6 +8,7 @@
 import type { Decimal } from 'decimal.js';
 import { RatingDecimal } from './decimal.js';
 import type { MappingRule, RuleIndex, ThresholdRule } from './rules.js';
+import { DEFAULT_GROUP } from './engine.js';
 
 /** A mapping ready to apply. */
 export interface SelectedMapping {
@@ -38,11 +39,14 @@ export interface SelectedServiceRules {
 /** The applicable rules of every service, for one rating time and tenant. */
 export type SelectedRules = Map<string, SelectedServiceRules>;
 
+/** Ungrouped rules belong to CloudKitty's `_DEFAULT_` group, for overrides as for pricing. */
+const groupName = (group: string | null) => group ?? DEFAULT_GROUP;
+
 function withoutOverridden<R extends { tenantId: string | null; group: string | null }>(rules: readonly R[], key: (rule: R) => string): R[] {
   const tenantKeys = new Set<string>();
-  for (const rule of rules) if (rule.tenantId !== null) tenantKeys.add(`${rule.group ?? ''}\u0000${key(rule)}`);
+  for (const rule of rules) if (rule.tenantId !== null) tenantKeys.add(`${groupName(rule.group)}\u0000${key(rule)}`);
   if (tenantKeys.size === 0) return [...rules];
-  return rules.filter((rule) => rule.tenantId !== null || !tenantKeys.has(`${rule.group ?? ''}\u0000${key(rule)}`));
+  return rules.filter((rule) => rule.tenantId !== null || !tenantKeys.has(`${groupName(rule.group)}\u0000${key(rule)}`));
 }
 
 function selectMappings(rules: readonly MappingRule[], at: number, tenantId: string | null): SelectedMapping[] {
