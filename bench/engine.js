@@ -393,8 +393,12 @@ function generatePoints(r, services, mappings, count) {
 async function loadTariff() {
   if (!existsSync(join(ENGINE_DIR, 'engine.js'))) throw new Error(`${ENGINE_DIR}/engine.js not found: run "npm run build" first`);
   const imp = (name) => import(pathToFileURL(join(ENGINE_DIR, name)).href);
-  const [rules, select, engine, decimal] = await Promise.all([imp('rules.js'), imp('select.js'), imp('engine.js'), imp('decimal.js')]);
-  return { ...rules, ...select, ...engine, ...decimal };
+  const [rules, select, engine, exact] = await Promise.all([imp('rules.js'), imp('select.js'), imp('engine.js'), imp('exact.js')]);
+  // The engine's decimals are `Exact`; `new T.RatingDecimal(x)` and `T.priceText(x)` read as before.
+  const RatingDecimal = function RatingDecimal(value) {
+    return exact.Exact.from(typeof value === 'number' ? value : String(value));
+  };
+  return { ...rules, ...select, ...engine, Exact: exact.Exact, RatingDecimal, priceText: (value) => value.toString() };
 }
 
 function tariffIndex(T, services, rules) {
@@ -678,7 +682,7 @@ async function main() {
       const price = T.rateHashmapPoint(selected.get(points[i].service), quantities[i], { ...points[i].metadata, ...points[i].groupby }, explain);
       if (!price.isZero()) coverage.priced_nonzero++;
       if (price.isNegative() && !price.isZero()) coverage.negative++;
-      if (price.sd() >= 28) coverage.price_28_digits++; // the 28-digit context rounded somewhere
+      if (price.toString().replace(/[-.]/g, "").replace(/^0+/, "").length >= 28) coverage.price_28_digits++; // the 28-digit context rounded somewhere
       const kinds = new Set(explain.map((e) => e.kind));
       for (const kind of kinds) coverage[kind]++;
       coverage.groups_per_point_max = Math.max(coverage.groups_per_point_max, new Set(explain.map((e) => e.group)).size);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRuleIndex, type LoadedMapping, type LoadedThreshold } from '../../src/rating/hashmap/engine/rules.js';
 import { selectRules } from '../../src/rating/hashmap/engine/select.js';
 import { rateHashmapPoint, type Contribution } from '../../src/rating/hashmap/engine/engine.js';
-import { RatingDecimal, priceText } from '../../src/rating/hashmap/engine/decimal.js';
+import { Exact } from '../../src/rating/hashmap/engine/exact.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 let counter = 0;
@@ -31,7 +31,7 @@ const POINTS: { qty: string; desc: Record<string, unknown> }[] = [
 
 function prices(mappings: LoadedMapping[], thresholds: LoadedThreshold[], points = POINTS, tenant: string | null = null, service = 'compute'): string[] {
   const selected = selectRules(buildRuleIndex(mappings, thresholds), NOW, tenant);
-  return points.map((point) => priceText(rateHashmapPoint(selected.get(service), new RatingDecimal(point.qty), point.desc)));
+  return points.map((point) => rateHashmapPoint(selected.get(service), Exact.from(point.qty), point.desc).toString());
 }
 
 describe('rating.md §5 worked cases', () => {
@@ -134,8 +134,8 @@ describe('rule selection and matching', () => {
   it('explains what contributed', () => {
     const selected = selectRules(buildRuleIndex([mapping({ mappingId: 'svc', cost: '2' })], [threshold({ thresholdId: 'thr', level: '1', type: 'rate', cost: '0.5' })]), NOW, null);
     const explain: Contribution[] = [];
-    const price = rateHashmapPoint(selected.get('compute'), new RatingDecimal(3), {}, explain);
-    expect(priceText(price)).toBe('3');
+    const price = rateHashmapPoint(selected.get('compute'), Exact.from(3), {}, explain);
+    expect(price.toString()).toBe('3');
     expect(explain).toEqual([
       { module: 'hashmap', group: '_DEFAULT_', rule_id: 'svc', kind: 'service mapping', type: 'flat', cost: '2', amount: '3' },
       { module: 'hashmap', group: '_DEFAULT_', rule_id: 'thr', kind: 'service threshold', type: 'rate', cost: '0.5', amount: '3' },

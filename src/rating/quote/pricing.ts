@@ -3,9 +3,8 @@
  * adds its amounts to each point's price, pyscripts hands the dataframe to the scripts active at
  * the rating time (in name order), noop does nothing. Exact decimals throughout.
  */
-import type { Decimal } from 'decimal.js';
 import { BadRequestError, TariffError } from '../common/errors.js';
-import { RatingDecimal, priceText } from '../hashmap/engine/decimal.js';
+import { Exact } from '../hashmap/engine/exact.js';
 import { rateHashmapPoint, type Contribution } from '../hashmap/engine/engine.js';
 import { selectRules } from '../hashmap/engine/select.js';
 import { ratingOrder } from '../modules/catalog.js';
@@ -36,7 +35,7 @@ export interface PricingOptions {
 
 /** A priced dataframe. */
 export interface PricedDataframe {
-  total: Decimal;
+  total: Exact;
   /** The dataframe with every point's `rating.price` set (and `explain` when asked). */
   dataframe: JsonDataframe;
 }
@@ -48,21 +47,31 @@ export class SandboxUnavailableError extends TariffError {
   }
 }
 
-/** The text form of a point's desc: metadata merged with groupby, groupby winning. */
+const NO_DESC: Record<string, unknown> = {};
+
+/** A point's desc: metadata merged with groupby, groupby winning (no copy when one is empty). */
 export function pointDesc(point: { groupby?: Record<string, unknown>; metadata?: Record<string, unknown> }): Record<string, unknown> {
-  return { ...(point.metadata ?? {}), ...(point.groupby ?? {}) };
+  const { groupby, metadata } = point;
+  if (!metadata || isEmpty(metadata)) return groupby ?? NO_DESC;
+  if (!groupby || isEmpty(groupby)) return metadata;
+  return { ...metadata, ...groupby };
 }
 
-function decimalOf(value: unknown, where: string): Decimal {
+function isEmpty(record: Record<string, unknown>): boolean {
+  for (const _key in record) return false;
+  return true;
+}
+
+function decimalOf(value: unknown, where: string): Exact {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new BadRequestError(`Invalid input for ${where}: '${String(value)}' is not a decimal number.`);
-  return new RatingDecimal(text);
+  return Exact.from(text);
 }
 
 interface WorkingPoint {
   point: Point & Record<string, unknown>;
-  quantity: Decimal;
-  price: Decimal;
+  quantity: Exact;
+  price: Exact;
   explain?: Contribution[];
 }
 
@@ -80,7 +89,7 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
       points.map((point, index) => ({
         point: point as WorkingPoint['point'],
         quantity: decimalOf(point.vol.qty, `usage.${service}[${index}].vol.qty`),
-        price: new RatingDecimal(0),
+        price: Exact.ZERO,
         explain: options.explain ? [] : undefined,
       })),
     );
@@ -103,7 +112,7 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
       services = fromJson(result, services);
     }
   }
-  let total = new RatingDecimal(0);
+  let total = Exact.ZERO;
   for (const points of services.values()) for (const working of points) total = total.plus(working.price);
   return { total, dataframe: toJson(services, options.period, options.explain) };
 }
@@ -112,7 +121,7 @@ function toJson(services: Map<string, WorkingPoint[]>, period: PricingOptions['p
   const usage: JsonDataframe['usage'] = {};
   for (const [service, points] of services) {
     usage[service] = points.map((working) => {
-      const point = { ...working.point, vol: { ...working.point.vol, qty: priceText(working.quantity) }, rating: { price: priceText(working.price) } };
+      const point = { ...working.point, vol: { ...working.point.vol, qty: working.quantity.toString() }, rating: { price: working.price.toString() } };
       return explain && working.explain ? { ...point, explain: working.explain } : point;
     });
   }

@@ -5,7 +5,6 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseDateTime } from '../common/datetime.js';
-import { priceText } from '../hashmap/engine/decimal.js';
 import type { RatingSnapshotCache } from '../snapshot.js';
 import { priceUsage, type ScriptRunner } from './pricing.js';
 import { QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
@@ -50,7 +49,7 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       const now = new Date();
       const end = new Date(now.getTime() + HOUR_MS);
       const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, explain: false, period: { begin: now.toISOString(), end: end.toISOString() } }, scripts());
-      return reply.type('application/json; charset=utf-8').send(priceText(priced.total));
+      return reply.type('application/json; charset=utf-8').send(priced.total.toString());
     },
   );
 };
@@ -67,7 +66,7 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       const period = body.period ?? { begin: at.toISOString(), end: new Date(at.getTime() + HOUR_MS).toISOString() };
       const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, explain: body.explain ?? false, period }, scripts());
       // A 100,000-point answer: plain JSON.stringify, no response schema to walk.
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ total: priceText(priced.total), period: priced.dataframe.period, usage: priced.dataframe.usage }));
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ total: priced.total.toString(), period: priced.dataframe.period, usage: priced.dataframe.usage }));
     },
   );
 };

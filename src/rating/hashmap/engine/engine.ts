@@ -8,8 +8,7 @@
  * winner adds to flat or multiplies rate, then amount = rate × flat × qty; a service-scoped
  * winner is added to the amount (flat, not multiplied by qty) or multiplies it (rate).
  */
-import type { Decimal } from 'decimal.js';
-import { RatingDecimal } from './decimal.js';
+import { Exact } from './exact.js';
 import type { SelectedMapping, SelectedServiceRules, SelectedThreshold } from './select.js';
 
 /** The name CloudKitty gives the rules without a group. */
@@ -29,14 +28,14 @@ export interface Contribution {
 }
 
 interface GroupState {
-  flat: Decimal;
-  rate: Decimal;
+  flat: Exact;
+  rate: Exact;
   threshold: { selected: SelectedThreshold; scope: 'service' | 'field' } | undefined;
   applied: Omit<Contribution, 'amount'>[] | undefined;
 }
 
-const ZERO = new RatingDecimal(0);
-const ONE = new RatingDecimal(1);
+const ZERO = Exact.ZERO;
+const ONE = Exact.ONE;
 
 /**
  * Python's `str()` of a desc value as CloudKitty sees it: strings as they are, `true` → `True`,
@@ -50,9 +49,9 @@ export function pythonText(value: unknown): string {
 }
 
 /** The numeric value of a desc value, or undefined (fix: CloudKitty aborted on non-numeric). */
-function numericValue(value: unknown): Decimal | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? new RatingDecimal(value) : undefined;
-  if (typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) return new RatingDecimal(value.trim());
+function numericValue(value: unknown): Exact | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? Exact.from(value) : undefined;
+  if (typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) return Exact.from(value);
   return undefined;
 }
 
@@ -67,10 +66,10 @@ function numericValue(value: unknown): Decimal | undefined {
  */
 export function rateHashmapPoint(
   rules: SelectedServiceRules | undefined,
-  quantity: Decimal,
+  quantity: Exact,
   desc: Readonly<Record<string, unknown>>,
   explain?: Contribution[],
-): Decimal {
+): Exact {
   if (!rules) return ZERO;
   const groups = new Map<string, GroupState>();
   const state = (group: string | null): GroupState => {
@@ -91,7 +90,7 @@ export function rateHashmapPoint(
     }
     group.applied?.push({ module: 'hashmap', group: selected.rule.group ?? DEFAULT_GROUP, rule_id: selected.rule.mappingId, kind, type: selected.rule.type, cost: selected.cost.toString() });
   };
-  const consider = (selected: SelectedThreshold, scope: 'service' | 'field', reached: Decimal) => {
+  const consider = (selected: SelectedThreshold, scope: 'service' | 'field', reached: Exact) => {
     if (reached.lt(selected.level)) return;
     const group = state(selected.rule.group);
     if (!group.threshold || selected.level.gt(group.threshold.selected.level)) group.threshold = { selected, scope };

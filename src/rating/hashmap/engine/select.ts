@@ -5,22 +5,21 @@
  * mappings, the level for thresholds, the whole group for service mappings). Costs and levels are
  * parsed to decimals here, once per selection, not once per point.
  */
-import type { Decimal } from 'decimal.js';
-import { RatingDecimal } from './decimal.js';
+import { Exact } from './exact.js';
 import type { MappingRule, RuleIndex, ThresholdRule } from './rules.js';
 import { DEFAULT_GROUP } from './engine.js';
 
 /** A mapping ready to apply. */
 export interface SelectedMapping {
   rule: MappingRule;
-  cost: Decimal;
+  cost: Exact;
 }
 
 /** A threshold ready to apply. */
 export interface SelectedThreshold {
   rule: ThresholdRule;
-  cost: Decimal;
-  level: Decimal;
+  cost: Exact;
+  level: Exact;
 }
 
 /** The applicable rules of one field. */
@@ -53,15 +52,15 @@ function selectMappings(rules: readonly MappingRule[], at: number, tenantId: str
   const active = rules.filter(
     (rule) => (rule.tenantId === null || rule.tenantId === tenantId) && rule.start <= at && (rule.end === null || rule.end > at),
   );
-  return withoutOverridden(active, () => '').map((rule) => ({ rule, cost: new RatingDecimal(rule.cost) }));
+  return withoutOverridden(active, () => '').map((rule) => ({ rule, cost: Exact.from(rule.cost) }));
 }
 
 function selectThresholds(rules: readonly ThresholdRule[], tenantId: string | null): SelectedThreshold[] {
   const visible = rules.filter((rule) => rule.tenantId === null || rule.tenantId === tenantId);
-  return withoutOverridden(visible, (rule) => new RatingDecimal(rule.level).toString()).map((rule) => ({
+  return withoutOverridden(visible, (rule) => Exact.from(rule.level).toString()).map((rule) => ({
     rule,
-    cost: new RatingDecimal(rule.cost),
-    level: new RatingDecimal(rule.level),
+    cost: Exact.from(rule.cost),
+    level: Exact.from(rule.level),
   }));
 }
 
