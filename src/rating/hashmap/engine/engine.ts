@@ -55,12 +55,45 @@ function numericValue(value: unknown): Exact | undefined {
   return undefined;
 }
 
+/** The per-point work of {@link rateHashmapPoint}; methods on a prototype, no closures per point. */
+class PointPricing {
+  readonly groups = new Map<string, GroupState>();
+
+  constructor(private readonly explain: boolean) {}
+
+  state(group: string | null): GroupState {
+    const name = group ?? DEFAULT_GROUP;
+    let current = this.groups.get(name);
+    if (!current) {
+      current = { flat: ZERO, rate: ONE, threshold: undefined, applied: this.explain ? [] : undefined };
+      this.groups.set(name, current);
+    }
+    return current;
+  }
+
+  applyMapping(selected: SelectedMapping, kind: Contribution['kind']): void {
+    const group = this.state(selected.rule.group);
+    if (selected.rule.type === 'flat') {
+      if (selected.cost.gt(group.flat)) group.flat = selected.cost;
+    } else {
+      group.rate = group.rate.times(selected.cost);
+    }
+    group.applied?.push({ module: 'hashmap', group: selected.rule.group ?? DEFAULT_GROUP, rule_id: selected.rule.mappingId, kind, type: selected.rule.type, cost: selected.cost.toString() });
+  }
+
+  consider(selected: SelectedThreshold, scope: 'service' | 'field', reached: Exact): void {
+    if (reached.lt(selected.level)) return;
+    const group = this.state(selected.rule.group);
+    if (!group.threshold || selected.level.gt(group.threshold.selected.level)) group.threshold = { selected, scope };
+  }
+}
+
 /**
  * Prices one point.
  *
  * @param rules - the selected rules of the point's service (undefined: the service has none).
  * @param quantity - the point's `vol.qty`.
- * @param desc - metadata merged with groupby.
+ * @param desc - metadata merged with groupby (a JSON object: values are never functions).
  * @param explain - when given, receives one entry per rule that contributed.
  * @returns the amount to add to the point's price (per collection period).
  */
@@ -71,43 +104,21 @@ export function rateHashmapPoint(
   explain?: Contribution[],
 ): Exact {
   if (!rules) return ZERO;
-  const groups = new Map<string, GroupState>();
-  const state = (group: string | null): GroupState => {
-    const name = group ?? DEFAULT_GROUP;
-    let current = groups.get(name);
-    if (!current) {
-      current = { flat: ZERO, rate: ONE, threshold: undefined, applied: explain ? [] : undefined };
-      groups.set(name, current);
-    }
-    return current;
-  };
-  const applyMapping = (selected: SelectedMapping, kind: Contribution['kind']) => {
-    const group = state(selected.rule.group);
-    if (selected.rule.type === 'flat') {
-      if (selected.cost.gt(group.flat)) group.flat = selected.cost;
-    } else {
-      group.rate = group.rate.times(selected.cost);
-    }
-    group.applied?.push({ module: 'hashmap', group: selected.rule.group ?? DEFAULT_GROUP, rule_id: selected.rule.mappingId, kind, type: selected.rule.type, cost: selected.cost.toString() });
-  };
-  const consider = (selected: SelectedThreshold, scope: 'service' | 'field', reached: Exact) => {
-    if (reached.lt(selected.level)) return;
-    const group = state(selected.rule.group);
-    if (!group.threshold || selected.level.gt(group.threshold.selected.level)) group.threshold = { selected, scope };
-  };
-
-  for (const mapping of rules.mappings) applyMapping(mapping, 'service mapping');
-  for (const threshold of rules.thresholds) consider(threshold, 'service', quantity);
+  const pricing = new PointPricing(explain !== undefined);
+  for (const mapping of rules.mappings) pricing.applyMapping(mapping, 'service mapping');
+  for (const threshold of rules.thresholds) pricing.consider(threshold, 'service', quantity);
   for (const [fieldName, field] of rules.fields) {
-    if (!Object.hasOwn(desc, fieldName)) continue;
     const value = desc[fieldName];
+    // Absent, or only inherited from Object.prototype (a field named `constructor`).
+    if (value === undefined || typeof value === 'function') continue;
     const matching = field.mappings.get(pythonText(value));
-    if (matching) for (const mapping of matching) applyMapping(mapping, 'field mapping');
+    if (matching) for (const mapping of matching) pricing.applyMapping(mapping, 'field mapping');
     if (field.thresholds.length > 0) {
       const numeric = numericValue(value);
-      if (numeric) for (const threshold of field.thresholds) consider(threshold, 'field', numeric);
+      if (numeric) for (const threshold of field.thresholds) pricing.consider(threshold, 'field', numeric);
     }
   }
+  const groups = pricing.groups;
 
   let total = ZERO;
   for (const [name, group] of groups) {
@@ -116,7 +127,7 @@ export function rateHashmapPoint(
       if (winner.selected.rule.type === 'flat') group.flat = group.flat.plus(winner.selected.cost);
       else group.rate = group.rate.times(winner.selected.cost);
     }
-    let amount = group.rate.times(group.flat).times(quantity);
+    let amount = group.flat.isZero() ? ZERO : group.rate.times(group.flat).times(quantity);
     if (winner?.scope === 'service') {
       amount = winner.selected.rule.type === 'flat' ? amount.plus(winner.selected.cost) : amount.times(winner.selected.cost);
     }
