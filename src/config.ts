@@ -25,6 +25,12 @@ export interface TariffConfig {
   bodyLimitBytes: number;
   /** Largest accepted quote body in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`, default 32 MiB). */
   quoteBodyLimitBytes: number;
+  /** The pyscripts sandbox: warm worker processes (`TARIFF_SANDBOX_WORKERS`, default 2; 0 disables scripts). */
+  sandboxWorkers: number;
+  /** Wall-clock limit of one script run in ms (`TARIFF_SCRIPT_TIMEOUT_MS`, default 2000). */
+  scriptTimeoutMs: number;
+  /** Memory limit of a sandbox worker in MiB (`TARIFF_SCRIPT_MEMORY_MB`, default 256). */
+  scriptMemoryMb: number;
   /** Connections per process to PostgreSQL or MySQL (`TARIFF_DB_POOL_SIZE`, default 10). */
   databasePoolSize: number;
   /**
@@ -73,6 +79,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     logLevel,
     bodyLimitBytes: 1024 * 1024,
     quoteBodyLimitBytes: Math.round(positiveNumber(environment, 'TARIFF_QUOTE_BODY_LIMIT_MB', 32) * 1024 * 1024),
+    sandboxWorkers: environment.TARIFF_SANDBOX_WORKERS === '0' ? 0 : Math.round(positiveNumber(environment, 'TARIFF_SANDBOX_WORKERS', 2)),
+    scriptTimeoutMs: positiveNumber(environment, 'TARIFF_SCRIPT_TIMEOUT_MS', 2000),
+    scriptMemoryMb: positiveNumber(environment, 'TARIFF_SCRIPT_MEMORY_MB', 256),
     databasePoolSize: poolSize,
     databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
     databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { DatabaseUnavailableError } from './database/errors.js';
+import { ScriptSandbox } from './rating/pyscripts/sandbox/index.js';
 
 /**
  * Waits until the database answers `select 1`, logging once that it waits, at most `timeoutMs`.
@@ -60,7 +61,13 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
   try {
     await waitForDatabase(database, config.databaseStartTimeoutMs, logger);
     const applied = await migrateToLatest(database);
-    const app = await buildApp({ config, database, loggerInstance: logger });
+    const sandbox = config.sandboxWorkers > 0 ? new ScriptSandbox({ poolSize: config.sandboxWorkers, timeoutMs: config.scriptTimeoutMs, memoryLimitMb: config.scriptMemoryMb }) : undefined;
+    // Warming the workers (pyodide, ~3 s) must not delay serving: runs wait for it.
+    sandbox?.start().then(
+      () => logger.info({ workers: config.sandboxWorkers }, 'pyscripts sandbox ready'),
+      (error: unknown) => logger.error({ err: error }, 'pyscripts sandbox failed to start'),
+    );
+    const app = await buildApp({ config, database, loggerInstance: logger, sandbox });
     // Requests still in flight when stop() is called answer with `Connection: close`: otherwise
     // their keep-alive connections, idle only after close() reaped the idle ones, would hold the
     // shutdown open until the client or the keep-alive timeout drops them.
@@ -76,6 +83,7 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
       (stopping ??= (async () => {
         closing = true;
         await app.close();
+        await sandbox?.close();
         await database.close();
       })());
     return { app, database, url, stop };

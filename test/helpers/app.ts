@@ -10,6 +10,7 @@ import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { loadConfig } from '../../src/config.js';
 import { createScratchDatabase } from './databases.js';
+import type { ScriptSandbox } from '../../src/rating/pyscripts/sandbox/index.js';
 
 export const H = '/v1/rating/module_config/hashmap';
 export const P = '/v1/rating/module_config/pyscripts';
@@ -41,14 +42,14 @@ export interface TestApp {
  * default: a new file; `postgres` / `mysql`: a new scratch database on the local server), or on
  * `databaseUrl` when given.
  */
-export async function startTestApp(options: { databaseUrl?: string } = {}): Promise<TestApp> {
+export async function startTestApp(options: { databaseUrl?: string; sandbox?: ScriptSandbox } = {}): Promise<TestApp> {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-test-'));
   const scratch = options.databaseUrl ? undefined : await createScratchDatabase(directory);
   const databaseUrl = options.databaseUrl ?? scratch!.url;
   const database = openDatabase(databaseUrl);
   await migrateToLatest(database);
   const config = { ...loadConfig({}), databaseUrl };
-  const app = await buildApp({ config, database, logger: false });
+  const app = await buildApp({ config, database, logger: false, sandbox: options.sandbox });
   await app.ready();
 
   async function request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {

@@ -38,7 +38,7 @@ export async function startServerProcess(databaseUrl: string, environment: Recor
   const port = await freePort();
   const child = spawn(process.execPath, [`${ROOT}/bin/tariff.js`, 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, TARIFF_PORT: String(port), TARIFF_HOST: '127.0.0.1', TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn', ...environment },
+    env: { ...process.env, TARIFF_PORT: String(port), TARIFF_HOST: '127.0.0.1', TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn', TARIFF_SANDBOX_WORKERS: '0', ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -8,6 +8,7 @@ import { Exact } from '../hashmap/engine/exact.js';
 import { rateHashmapPoint, type Contribution } from '../hashmap/engine/engine.js';
 import { selectRules } from '../hashmap/engine/select.js';
 import { ratingOrder } from '../modules/catalog.js';
+import { SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from '../pyscripts/sandbox/index.js';
 import type { RatingSnapshot } from '../snapshot.js';
 import type { Point, Usage } from './schemas.js';
 
@@ -48,6 +49,17 @@ export class SandboxUnavailableError extends TariffError {
 }
 
 const NO_DESC: Record<string, unknown> = {};
+
+/**
+ * The HTTP answer to a failed script run: 422 naming the script for what the script did (raised,
+ * left an invalid `data`, ran past its time or memory: rating.md §6), 503 when the sandbox itself
+ * is not available.
+ */
+function scriptFailure(error: unknown): unknown {
+  if (error instanceof ScriptError || error instanceof ScriptTimeoutError || error instanceof ScriptResourceError) return new TariffError(422, error.message);
+  if (error instanceof SandboxError) return new TariffError(503, `The PyScripts sandbox failed: ${error.message}`);
+  return error;
+}
 
 /** A point's desc: metadata merged with groupby, groupby winning (no copy when one is empty). */
 export function pointDesc(point: { groupby?: Record<string, unknown>; metadata?: Record<string, unknown> }): Record<string, unknown> {
@@ -108,7 +120,9 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
       const active = snapshot.scripts.filter((script) => script.start <= options.at && (script.end === null || script.end > options.at));
       if (active.length === 0) continue;
       if (!scripts) throw new SandboxUnavailableError();
-      const result = await scripts.run(active.map(({ name, source }) => ({ name, source })), toJson(services, options.period, false));
+      const result = await scripts.run(active.map(({ name, source }) => ({ name, source })), toJson(services, options.period, false)).catch((error: unknown) => {
+        throw scriptFailure(error);
+      });
       services = fromJson(result, services);
     }
   }
