@@ -107,8 +107,8 @@ export function rateHashmapPoint(
   const pricing = new PointPricing(explain !== undefined);
   for (const mapping of rules.mappings) pricing.applyMapping(mapping, 'service mapping');
   for (const threshold of rules.thresholds) pricing.consider(threshold, 'service', quantity);
-  for (const [fieldName, field] of rules.fields) {
-    const value = desc[fieldName];
+  for (const field of rules.fields) {
+    const value = desc[field.name];
     // Absent, or only inherited from Object.prototype (a field named `constructor`).
     if (value === undefined || typeof value === 'function') continue;
     const matching = field.mappings.get(pythonText(value));

@@ -14,6 +14,7 @@ function power(exponent: number): bigint {
   return POWERS[exponent];
 }
 const LIMIT = power(PRECISION);
+const NEGATIVE_LIMIT = -LIMIT;
 
 const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
@@ -37,14 +38,21 @@ export class Exact {
     const match = DECIMAL_TEXT.exec(text);
     if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new RangeError(`not a decimal number: '${text}'`);
     const [, sign, whole, fraction = '', exponent = '0'] = match;
-    const digits = BigInt(`${whole}${fraction}` || '0');
-    return Exact.rounded(sign === '-' ? -digits : digits, Number(exponent) - fraction.length);
+    let digits = BigInt(`${whole}${fraction}` || '0');
+    let scale = Number(exponent) - fraction.length;
+    // Trailing zeros carry no value (costs arrive as `0.0100000000000000000000000000`): without
+    // them products stay short and need no rounding; the results are the same numbers.
+    while (digits !== 0n && digits % 10n === 0n) {
+      digits /= 10n;
+      scale += 1;
+    }
+    return Exact.rounded(sign === '-' ? -digits : digits, scale);
   }
 
   /** `coefficient × 10^exponent` rounded to 28 significant digits, half-even. */
   private static rounded(coefficient: bigint, exponent: number): Exact {
+    if (coefficient < LIMIT && coefficient > NEGATIVE_LIMIT) return new Exact(coefficient, exponent);
     const magnitude = coefficient < 0n ? -coefficient : coefficient;
-    if (magnitude < LIMIT) return new Exact(coefficient, exponent);
     const drop = magnitude.toString().length - PRECISION;
     const divisor = power(drop);
     let quotient = magnitude / divisor;

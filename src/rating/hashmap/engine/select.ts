@@ -24,6 +24,7 @@ export interface SelectedThreshold {
 
 /** The applicable rules of one field. */
 export interface SelectedFieldRules {
+  name: string;
   mappings: Map<string, SelectedMapping[]>;
   thresholds: SelectedThreshold[];
 }
@@ -32,7 +33,8 @@ export interface SelectedFieldRules {
 export interface SelectedServiceRules {
   mappings: SelectedMapping[];
   thresholds: SelectedThreshold[];
-  fields: Map<string, SelectedFieldRules>;
+  /** Fields with at least one applicable rule (an array: the engine walks it for every point). */
+  fields: SelectedFieldRules[];
 }
 
 /** The applicable rules of every service, for one rating time and tenant. */
@@ -71,14 +73,15 @@ function selectThresholds(rules: readonly ThresholdRule[], tenantId: string | nu
 export function selectRules(index: RuleIndex, at: number, tenantId: string | null): SelectedRules {
   const selected: SelectedRules = new Map();
   for (const [serviceName, service] of index) {
-    const fields = new Map<string, SelectedFieldRules>();
+    const fields: SelectedFieldRules[] = [];
     for (const [fieldName, field] of service.fields) {
       const mappings = new Map<string, SelectedMapping[]>();
       for (const [value, rules] of field.mappings) {
         const chosen = selectMappings(rules, at, tenantId);
         if (chosen.length > 0) mappings.set(value, chosen);
       }
-      fields.set(fieldName, { mappings, thresholds: selectThresholds(field.thresholds, tenantId) });
+      const thresholds = selectThresholds(field.thresholds, tenantId);
+      if (mappings.size > 0 || thresholds.length > 0) fields.push({ name: fieldName, mappings, thresholds });
     }
     // Service mappings: a tenant's rules replace the global ones of their group as a whole.
     const serviceMappings = selectMappings(service.mappings, at, tenantId);
