@@ -30,3 +30,12 @@ export async function createGroup(t: TestApp, name: string): Promise<string> {
   expect(response.status, response.text).toBe(201);
   return response.body.group_id;
 }
+
+/** API datetime form: UTC with seconds and an explicit offset. */
+export const API_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
+
+/** Asserts an API datetime is within `toleranceMs` of now. */
+export function expectNow(value: string, toleranceMs = 5000): void {
+  expect(value).toMatch(API_DATETIME);
+  expect(Math.abs(Date.parse(value) - Date.now())).toBeLessThanOrEqual(toleranceMs);
+}

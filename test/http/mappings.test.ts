@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
-import { expectFault } from '../helpers/fixtures.js';
+import { expectFault, expectNow, API_DATETIME, createField as createNamedField, createGroup as createNamedGroup, createService as createNamedService } from '../helpers/fixtures.js';
 
 const MAPPING_KEYS = [
   'cost',
@@ -27,32 +27,13 @@ const MAPPING_KEYS = [
   'value',
 ];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const API_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
-
-/** Asserts an API datetime is within `toleranceMs` of now. */
-function expectNow(value: string, toleranceMs = 5000): void {
-  expect(value).toMatch(API_DATETIME);
-  expect(Math.abs(Date.parse(value) - Date.now())).toBeLessThanOrEqual(toleranceMs);
-}
 
 let t: TestApp;
 let counter = 0;
 
-async function createService(): Promise<string> {
-  const response = await t.post(`${H}/services/`, { name: `svc-${++counter}` });
-  expect(response.status).toBe(201);
-  return response.body.service_id;
-}
-async function createField(serviceId: string): Promise<string> {
-  const response = await t.post(`${H}/fields/`, { name: `field-${++counter}`, service_id: serviceId });
-  expect(response.status).toBe(201);
-  return response.body.field_id;
-}
-async function createGroup(): Promise<string> {
-  const response = await t.post(`${H}/groups/`, { name: `group-${++counter}` });
-  expect(response.status).toBe(201);
-  return response.body.group_id;
-}
+const createService = () => createNamedService(t, `svc-${++counter}`);
+const createField = (serviceId: string) => createNamedField(t, serviceId, `field-${++counter}`);
+const createGroup = () => createNamedGroup(t, `group-${++counter}`);
 async function createMapping(body: Record<string, unknown>, options: { query?: string; user?: string } = {}): Promise<any> {
   const headers: Record<string, string> = options.user ? { 'x-user-id': options.user } : {};
   const response = await t.post(`${H}/mappings/${options.query ?? ''}`, body, headers);

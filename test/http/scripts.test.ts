@@ -6,20 +6,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { P, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
-import { expectFault } from '../helpers/fixtures.js';
+import { expectFault, expectNow, API_DATETIME } from '../helpers/fixtures.js';
 
 const SCRIPT_KEYS = ['checksum', 'created_at', 'created_by', 'data', 'deleted', 'deleted_by', 'description', 'end', 'name', 'script_id', 'start', 'updated_by'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const API_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 const MESSAGE_TIME = '\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}';
 
 const sha512 = (data: string) => createHash('sha512').update(Buffer.from(data, 'utf8')).digest('hex');
 const messageForm = (iso: string) => iso.slice(0, 19).replace('T', ' ');
-
-function expectNow(value: string, toleranceMs = 5000): void {
-  expect(value).toMatch(API_DATETIME);
-  expect(Math.abs(Date.parse(value) - Date.now())).toBeLessThanOrEqual(toleranceMs);
-}
 
 let t: TestApp;
 let appStartedAt: number;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
-import { expectFault } from '../helpers/fixtures.js';
+import { expectFault, createField as createNamedField, createGroup as createNamedGroup, createService as createNamedService } from '../helpers/fixtures.js';
 
 const MESSAGE_TIME = '\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}';
 
@@ -29,21 +29,9 @@ const messageForm = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 let t: TestApp;
 let counter = 0;
 
-async function createService(): Promise<string> {
-  const response = await t.post(`${H}/services/`, { name: `svc-${++counter}` });
-  expect(response.status).toBe(201);
-  return response.body.service_id;
-}
-async function createField(serviceId: string): Promise<string> {
-  const response = await t.post(`${H}/fields/`, { name: `field-${++counter}`, service_id: serviceId });
-  expect(response.status).toBe(201);
-  return response.body.field_id;
-}
-async function createGroup(): Promise<string> {
-  const response = await t.post(`${H}/groups/`, { name: `group-${++counter}` });
-  expect(response.status).toBe(201);
-  return response.body.group_id;
-}
+const createService = () => createNamedService(t, `svc-${++counter}`);
+const createField = (serviceId: string) => createNamedField(t, serviceId, `field-${++counter}`);
+const createGroup = () => createNamedGroup(t, `group-${++counter}`);
 async function createMapping(body: Record<string, unknown>, query = ''): Promise<any> {
   const response = await t.post(`${H}/mappings/${query}`, body);
   expect(response.status, response.text).toBe(201);
