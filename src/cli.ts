@@ -5,13 +5,16 @@
 import { ConfigurationError, loadConfig } from './config.js';
 import { TariffError } from './rating/common/errors.js';
 import { openDatabase } from './database/connection.js';
-import { migrateToLatest } from './database/migrate.js';
+import { MigrationError, upgradeDatabase, type UpgradeReport } from './database/migrate.js';
 import { startServer } from './server.js';
 
-const USAGE = `usage: tariff [serve | db upgrade]
+const USAGE = `usage: tariff [serve | db upgrade [--dry-run]]
 
-  serve        run the rating API (TARIFF_HOST, TARIFF_PORT, TARIFF_DATABASE_URL, TARIFF_LOG_LEVEL)
-  db upgrade   apply the database migrations to TARIFF_DATABASE_URL and exit`;
+  serve                 run the rating API (TARIFF_HOST, TARIFF_PORT, TARIFF_DATABASE_URL, TARIFF_LOG_LEVEL)
+  db upgrade            apply the database migrations to TARIFF_DATABASE_URL and exit; a CloudKitty
+                        17-22 database has its rating tables upgraded in place (README: Migrating
+                        from CloudKitty)
+  db upgrade --dry-run  print what 'db upgrade' would change, changing nothing`;
 
 async function serve(): Promise<void> {
   const server = await startServer(loadConfig());
@@ -29,12 +32,34 @@ async function serve(): Promise<void> {
   }
 }
 
-async function upgrade(): Promise<void> {
+function describeState(report: UpgradeReport): string {
+  const { state } = report;
+  if (state.kind === 'new') return 'an empty database';
+  if (state.kind === 'tariff') return "Tariff's tables";
+  return `CloudKitty's rating tables (${state.modules.map((module) => `${module.layouts.module}: ${module.layouts[module.at].releases}, revision ${module.layouts[module.at].revision}`).join('; ')})`;
+}
+
+/** Prints an upgrade report: what was found, then each step and statement, then Tariff's migrations. */
+function printReport(description: string, report: UpgradeReport, dryRun: boolean): void {
+  console.log(`${description}: ${describeState(report)}`);
+  const verb = dryRun ? 'would' : 'did';
+  if (report.adoption.length > 0) {
+    console.log(`upgrade of CloudKitty's rating tables to CloudKitty 23's layout (${verb}):`);
+    for (const step of report.adoption) {
+      console.log(`  - ${step.description}`);
+      for (const statement of step.statements) console.log(`      ${statement};`);
+    }
+  }
+  if (report.migrations.length > 0) console.log(`Tariff migrations (${dryRun ? 'pending' : 'applied'}): ${report.migrations.join(', ')}`);
+  if (report.adoption.length === 0 && report.migrations.length === 0) console.log('already up to date');
+  else if (dryRun) console.log('dry run: nothing was changed');
+}
+
+async function upgrade(dryRun: boolean): Promise<void> {
   const config = loadConfig();
   const database = openDatabase(config.databaseUrl);
   try {
-    const applied = await migrateToLatest(database);
-    console.log(applied.length === 0 ? `${database.description}: already up to date` : `${database.description}: applied ${applied.map((result) => result.migrationName).join(', ')}`);
+    printReport(database.description, await upgradeDatabase(database, { dryRun }), dryRun);
   } finally {
     await database.close();
   }
@@ -45,7 +70,8 @@ export async function main(argv: string[]): Promise<number> {
   const command = argv.join(' ');
   try {
     if (command === '' || command === 'serve') await serve();
-    else if (command === 'db upgrade') await upgrade();
+    else if (command === 'db upgrade') await upgrade(false);
+    else if (command === 'db upgrade --dry-run') await upgrade(true);
     else if (command === '--help' || command === 'help') console.log(USAGE);
     else {
       console.error(USAGE);
@@ -53,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    console.error(`tariff: ${error instanceof ConfigurationError || error instanceof TariffError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(`tariff: ${error instanceof ConfigurationError || error instanceof TariffError || error instanceof MigrationError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
   }
 }

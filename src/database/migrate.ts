@@ -1,6 +1,8 @@
 /**
  * Applies Tariff's migrations (on start and by `tariff db upgrade`). Bookkeeping lives in
  * `tariff_migration` / `tariff_migration_lock`, names that cannot clash with CloudKitty's tables.
+ * A database created by CloudKitty is recognised first (adoption/): CloudKitty 23's layout is used
+ * as it is; CloudKitty 17-22's is upgraded in place by `tariff db upgrade` only, never by `serve`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
@@ -9,6 +11,8 @@ import type { MigrationContext } from './migrations/context.js';
 import * as ratingTables from './migrations/0001_rating_tables.js';
 import * as configVersion from './migrations/0002_config_version.js';
 import * as modulesState from './migrations/0003_modules_state.js';
+import { inspectDatabase, UnrecognisedDatabaseError, type DatabaseState } from './adoption/inspect.js';
+import { applyCloudKittyUpgrade, planCloudKittyUpgrade, type UpgradeStep } from './adoption/upgrade.js';
 
 interface TariffMigration {
   up(db: Parameters<Migration['up']>[0], context: MigrationContext): Promise<void>;
@@ -24,24 +28,91 @@ const MIGRATIONS: Record<string, TariffMigration> = {
 /** Thrown when a migration fails; the database is left at the last migration that succeeded. */
 export class MigrationError extends Error {}
 
-/**
- * Brings the database to the newest layout.
- *
- * @returns the migrations applied now (empty when the database was up to date).
- * @throws MigrationError naming the failed migration.
- */
-export async function migrateToLatest(database: Database): Promise<MigrationResult[]> {
+function migratorFor(database: Database): Migrator {
   const context: MigrationContext = { dialect: database.dialect };
   const migrations: Record<string, Migration> = {};
   for (const [name, migration] of Object.entries(MIGRATIONS)) {
     migrations[name] = { up: (db) => migration.up(db, context) };
   }
-  const migrator = new Migrator({
+  return new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'tariff_migration',
     migrationLockTableName: 'tariff_migration_lock',
   });
+}
+
+/** The state, refusing what cannot be used: an unrecognised database, or (unless `upgrading`) CloudKitty 17-22 tables. */
+async function usableState(database: Database, upgrading: boolean): Promise<DatabaseState> {
+  let state: DatabaseState;
+  try {
+    state = await inspectDatabase(database);
+  } catch (error) {
+    if (error instanceof UnrecognisedDatabaseError) throw new MigrationError(error.message);
+    throw error;
+  }
+  const outdated = state.kind === 'cloudkitty' ? state.modules.filter((module) => module.at === 'before') : [];
+  if (!upgrading && outdated.length > 0) {
+    throw new MigrationError(
+      `${database.description} holds CloudKitty rating tables at ${outdated[0].layouts.before.releases}'s layout ` +
+        `(${outdated.map((module) => `${module.layouts.versionTable} ${module.layouts.before.revision}`).join(', ')}). ` +
+        "Stop CloudKitty, back the database up and run 'tariff db upgrade' (README: Migrating from CloudKitty); nothing was changed.",
+    );
+  }
+  return state;
+}
+
+/**
+ * Brings the database to the newest layout, as `tariff serve` does on start.
+ *
+ * @returns the migrations applied now (empty when the database was up to date).
+ * @throws MigrationError naming the failed migration, or refusing a database Tariff does not
+ *   recognise or one with CloudKitty 17-22 tables (those need `tariff db upgrade`).
+ */
+export async function migrateToLatest(database: Database): Promise<MigrationResult[]> {
+  await usableState(database, false);
+  return runMigrations(database);
+}
+
+/** What `tariff db upgrade` did, or with `dryRun` would do. */
+export interface UpgradeReport {
+  /** What the database held before. */
+  state: DatabaseState;
+  /** The in-place upgrade of CloudKitty 17-22 rating tables (empty when none was needed). */
+  adoption: UpgradeStep[];
+  /** Tariff's own migrations, applied (or pending with `dryRun`). */
+  migrations: string[];
+}
+
+/**
+ * `tariff db upgrade`: upgrades CloudKitty 17-22 rating tables in place (see adoption/upgrade.ts),
+ * then applies Tariff's migrations. With `dryRun` it only reads and reports.
+ *
+ * @throws MigrationError refusing an unrecognised or half-upgraded database (left untouched), or
+ *   naming the statement or migration that failed.
+ */
+export async function upgradeDatabase(database: Database, options: { dryRun?: boolean } = {}): Promise<UpgradeReport> {
+  const state = await usableState(database, true);
+  const adoption = state.kind === 'cloudkitty' ? await planCloudKittyUpgrade(database, state.modules) : [];
+  if (options.dryRun) {
+    const known = state.kind === 'tariff' ? await migratorFor(database).getMigrations() : [];
+    const applied = new Set(known.filter((migration) => migration.executedAt).map((migration) => migration.name));
+    return { state, adoption, migrations: Object.keys(MIGRATIONS).filter((name) => !applied.has(name)) };
+  }
+  if (adoption.length > 0) {
+    try {
+      await applyCloudKittyUpgrade(database, adoption);
+    } catch (error) {
+      const transactional = database.dialect === 'postgres' ? 'nothing was changed' : 'the database may be half-upgraded: restore it from the backup';
+      throw new MigrationError(`Upgrading CloudKitty's rating tables failed (${transactional}): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const results = await runMigrations(database);
+  return { state, adoption, migrations: results.map((result) => result.migrationName) };
+}
+
+async function runMigrations(database: Database): Promise<MigrationResult[]> {
+  const migrator = migratorFor(database);
   let { error, results = [] } = await migrator.migrateToLatest();
   // Kysely takes no migration lock on SQLite (it assumes one connection): when two processes
   // start on a new file at once, the one that loses the race fails on a table the other just

@@ -2,7 +2,7 @@
  * Starts real Tariff server processes (`node bin/tariff.js serve`, compiled by the global setup)
  * on a free loopback port, for tests that need real HTTP, restarts or signals.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -93,4 +93,14 @@ export async function callServer(server: ServerProcess, method: string, path: st
   });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** Runs `tariff <args>` (e.g. `db upgrade`) on the database and waits; never throws on a non-zero exit. */
+export function runTariff(databaseUrl: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [`${ROOT}/bin/tariff.js`, ...args], { env: { ...process.env, TARIFF_DATABASE_URL: databaseUrl }, timeout: 120_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

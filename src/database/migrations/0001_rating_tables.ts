@@ -33,8 +33,13 @@ function versionedRuleColumns(table: Table, context: MigrationContext): Table {
     .addColumn('deleted_by', 'varchar(255)');
 }
 
-/** Creates the six tables and their indexes. */
+/**
+ * Creates the six tables and their indexes; on a database adopted from CloudKitty (its tables
+ * already at CloudKitty 23's layout, checked by adoption/inspect.ts) there is nothing to create.
+ */
 export async function up(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
+  const existing = await db.introspection.getTables();
+  if (existing.some((table) => table.name === 'hashmap_services')) return;
   const types = columnTypes(context.dialect);
   await db.schema
     .createTable('hashmap_services')
