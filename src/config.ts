@@ -6,6 +6,29 @@
 /** How requests are authenticated. `noauth` is CloudKitty's `auth_strategy = noauth`. */
 export type AuthStrategy = 'noauth' | 'keystone';
 
+/**
+ * Keystone mode's settings, named after keystonemiddleware's `[keystone_authtoken]` options:
+ * Tariff's own service credentials, used to validate callers' tokens.
+ */
+export interface KeystoneSettings {
+  /** Identity v3 URL, ending in `/v3` (`TARIFF_KEYSTONE_AUTH_URL`; `/v3` is added when missing). */
+  authUrl: string;
+  /** Sent in `WWW-Authenticate: Keystone uri="..."` with 401s (`TARIFF_KEYSTONE_WWW_AUTHENTICATE_URI`, default the auth URL). */
+  wwwAuthenticateUri: string;
+  /** Tariff's service user (`TARIFF_KEYSTONE_USERNAME`, required) and password (`TARIFF_KEYSTONE_PASSWORD`, required). */
+  username: string;
+  password: string;
+  /** Project of the service token (`TARIFF_KEYSTONE_PROJECT_NAME`, default `service`). */
+  projectName: string;
+  /** Domains of the user and the project (`TARIFF_KEYSTONE_USER_DOMAIN_NAME`, `TARIFF_KEYSTONE_PROJECT_DOMAIN_NAME`, default `Default`). */
+  userDomainName: string;
+  projectDomainName: string;
+  /** Milliseconds one token validation may take before the request fails with 503 (`TARIFF_KEYSTONE_TIMEOUT`, seconds, default 5). */
+  timeoutMs: number;
+  /** Milliseconds a validated token is trusted without asking Keystone again, at most until it expires (`TARIFF_TOKEN_CACHE_TIME`, seconds, default 300). */
+  tokenCacheMs: number;
+}
+
 /** The validated configuration of one Tariff process. */
 export interface TariffConfig {
   /** Address the HTTP server binds to (`TARIFF_HOST`, default `127.0.0.1`). */
@@ -19,6 +42,10 @@ export interface TariffConfig {
   databaseUrl: string;
   /** Authentication strategy (`TARIFF_AUTH`, default `noauth`). */
   auth: AuthStrategy;
+  /** Keystone settings; present exactly when `auth` is `keystone`. */
+  keystone?: KeystoneSettings;
+  /** An oslo.policy file (YAML or JSON) overriding CloudKitty's default rules (`TARIFF_POLICY_FILE`); used in Keystone mode. */
+  policyFile?: string;
   /** pino log level (`TARIFF_LOG_LEVEL`, default `info`). */
   logLevel: string;
   /** Largest accepted configuration request body in bytes (1 MiB, api.md §1). */
@@ -62,9 +89,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
   if (auth !== 'noauth' && auth !== 'keystone') {
     throw new ConfigurationError(`TARIFF_AUTH must be 'noauth' or 'keystone', got '${auth}'`);
   }
-  if (auth === 'keystone') {
-    throw new ConfigurationError('TARIFF_AUTH=keystone is not available yet; use noauth');
-  }
   const logLevel = environment.TARIFF_LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigurationError(`TARIFF_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
@@ -76,6 +100,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     port,
     databaseUrl: environment.TARIFF_DATABASE_URL ?? 'sqlite:./data/tariff.db',
     auth,
+    keystone: auth === 'keystone' ? keystoneSettings(environment) : undefined,
+    policyFile: environment.TARIFF_POLICY_FILE || undefined,
     logLevel,
     bodyLimitBytes: 1024 * 1024,
     quoteBodyLimitBytes: Math.round(positiveNumber(environment, 'TARIFF_QUOTE_BODY_LIMIT_MB', 32) * 1024 * 1024),
@@ -85,6 +111,29 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     databasePoolSize: poolSize,
     databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
     databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,
+  };
+}
+
+function required(environment: NodeJS.ProcessEnv, name: string): string {
+  const value = environment[name];
+  if (!value) throw new ConfigurationError(`${name} is required with TARIFF_AUTH=keystone`);
+  return value;
+}
+
+function keystoneSettings(environment: NodeJS.ProcessEnv): KeystoneSettings {
+  const given = required(environment, 'TARIFF_KEYSTONE_AUTH_URL').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(given)) throw new ConfigurationError(`TARIFF_KEYSTONE_AUTH_URL must be an http(s) URL, got '${given}'`);
+  const authUrl = given.endsWith('/v3') ? given : `${given}/v3`;
+  return {
+    authUrl,
+    wwwAuthenticateUri: environment.TARIFF_KEYSTONE_WWW_AUTHENTICATE_URI || given,
+    username: required(environment, 'TARIFF_KEYSTONE_USERNAME'),
+    password: required(environment, 'TARIFF_KEYSTONE_PASSWORD'),
+    projectName: environment.TARIFF_KEYSTONE_PROJECT_NAME || 'service',
+    userDomainName: environment.TARIFF_KEYSTONE_USER_DOMAIN_NAME || 'Default',
+    projectDomainName: environment.TARIFF_KEYSTONE_PROJECT_DOMAIN_NAME || 'Default',
+    timeoutMs: positiveNumber(environment, 'TARIFF_KEYSTONE_TIMEOUT', 5) * 1000,
+    tokenCacheMs: positiveNumber(environment, 'TARIFF_TOKEN_CACHE_TIME', 300) * 1000,
   };
 }
 

@@ -16,6 +16,8 @@ import { ratingRoutes, ratingRoutesV2 } from '../rating/routes.js';
 import { RatingSnapshotCache } from '../rating/snapshot.js';
 import type { ScriptRunner } from '../rating/quote/pricing.js';
 import type { ScriptCompiler } from '../rating/pyscripts/compile.js';
+import { installKeystoneAuth, type KeystoneAuthOptions } from '../auth/keystone-auth.js';
+import { PolicyEnforcer } from '../auth/policy/enforcer.js';
 
 /** What {@link buildApp} needs. */
 export interface AppDependencies {
@@ -30,6 +32,8 @@ export interface AppDependencies {
    * are not compile-checked.
    */
   sandbox?: ScriptRunner & ScriptCompiler;
+  /** Keystone mode: replaces the real Keystone client (tests). */
+  keystoneClient?: KeystoneAuthOptions['client'];
 }
 
 /** The application type: Fastify with TypeBox-typed routes. */
@@ -40,8 +44,10 @@ const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 /**
  * Creates the application; the caller listens (or injects) and closes it. The database stays the
  * caller's to close.
+ *
+ * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded.
  */
-export async function buildApp({ config, database, logger, loggerInstance, sandbox }: AppDependencies): Promise<TariffApp> {
+export async function buildApp({ config, database, logger, loggerInstance, sandbox, keystoneClient }: AppDependencies): Promise<TariffApp> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     bodyLimit: config.bodyLimitBytes,
@@ -82,6 +88,11 @@ export async function buildApp({ config, database, logger, loggerInstance, sandb
     },
   });
 
+  if (config.auth === 'keystone' && config.keystone) {
+    const enforcer = new PolicyEnforcer({ policyFile: config.policyFile });
+    for (const warning of enforcer.warnings) app.log.warn({ policyFile: config.policyFile }, warning);
+    installKeystoneAuth(app, { settings: config.keystone, enforcer, client: keystoneClient });
+  }
   registerRootRoutes(app);
   const rating = { database, snapshots: new RatingSnapshotCache(database), sandbox: () => sandbox, quoteBodyLimit: config.quoteBodyLimitBytes };
   await app.register(ratingRoutes, { prefix: '/v1/rating', ...rating, hidden: false });

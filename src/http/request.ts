@@ -47,10 +47,12 @@ export function requiredArgument(request: FastifyRequest, name: string): string 
 const USER_ID_WIDTH = 255;
 
 /**
- * The acting user recorded in `created_by` / `updated_by` / `deleted_by`: the `X-User-Id` header
- * in noauth mode, else `unknown` (CloudKitty compat).
+ * The acting user recorded in `created_by` / `updated_by` / `deleted_by`: the validated token's
+ * user id in Keystone mode (fix: CloudKitty asked Keystone again on every write); in noauth mode
+ * the `X-User-Id` header, else `unknown` (CloudKitty compat).
  */
 export function actingUser(request: FastifyRequest): string {
+  if (request.identity) return request.identity.userId;
   const header = request.headers['x-user-id'];
   const user = (Array.isArray(header) ? header[0] : header)?.trim();
   return user ? user.slice(0, USER_ID_WIDTH) : 'unknown';

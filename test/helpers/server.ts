@@ -35,10 +35,10 @@ export interface ServerProcess {
 
 /** Spawns a server on `databaseUrl` and waits until `/healthcheck` answers. */
 export async function startServerProcess(databaseUrl: string, environment: Record<string, string> = {}): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = environment.TARIFF_PORT ? Number(environment.TARIFF_PORT) : await freePort();
   const child = spawn(process.execPath, [`${ROOT}/bin/tariff.js`, 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, TARIFF_PORT: String(port), TARIFF_HOST: '127.0.0.1', TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn', TARIFF_SANDBOX_WORKERS: '0', ...environment },
+    env: { ...process.env, TARIFF_HOST: '127.0.0.1', TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn', TARIFF_SANDBOX_WORKERS: '0', ...environment, TARIFF_PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -294,13 +294,15 @@ PY
   port_busy "$KEYSTONE_PORT" && die "port $KEYSTONE_PORT got taken by another process"
   rm -f "$KEYSTONE_PID_FILE"
   # OS_KEYSTONE_CONFIG_FILES: the files keystone's WSGI app reads (keystone/server/flask/core.py),
-  # instead of /etc/keystone/keystone.conf.
+  # instead of /etc/keystone/keystone.conf. uWSGI's http-socket closes every connection after its
+  # answer without saying so; "Connection: close" keeps clients from reusing a closed connection.
   "$UWSGI" --plugin python3 \
     --master --die-on-term --no-orphans --lazy-apps \
     --http-socket "$KEYSTONE_HOST:$KEYSTONE_PORT" \
     --wsgi-file /usr/bin/keystone-wsgi-public \
     --processes 1 --threads "$KEYSTONE_THREADS" --enable-threads \
     --buffer-size 65535 --listen 64 \
+    --add-header "Connection: close" \
     --chdir "$KEYSTONE_DIR" \
     --env "OS_KEYSTONE_CONFIG_FILES=$KEYSTONE_CONF" \
     --procname-prefix-spaced "keystone-test[$KEYSTONE_PORT]" \

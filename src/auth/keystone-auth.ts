@@ -1,0 +1,86 @@
+/**
+ * Keystone mode (`TARIFF_AUTH=keystone`): every request but the public ones needs a valid
+ * `X-Auth-Token`, as behind keystonemiddleware's auth_token in CloudKitty's paste pipeline, and
+ * passes the policy rule of its route.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { KeystoneSettings } from '../config.js';
+import { sendFault } from '../http/faults.js';
+import { KeystoneClient, type KeystoneIdentity } from './keystone.js';
+import type { PolicyCredentials, PolicyEnforcer } from './policy/enforcer.js';
+import { PUBLIC_ROUTES, policyRuleFor } from './route-policy.js';
+import { TokenCache } from './token-cache.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, from a validated Keystone token; null in noauth mode and on public routes. */
+    identity: KeystoneIdentity | null;
+  }
+}
+
+/** Fernet and JWS tokens: URL-safe base64 with `=` padding, JWS with dots. Anything else is not a token. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_\-=.]{16,8192}$/;
+
+/** keystonemiddleware's words for a missing or refused token. */
+export const AUTHENTICATION_REQUIRED = 'The request you have made requires authentication.';
+
+/**
+ * oslo.context compat: the policy values of a caller (`to_policy_values()`), which rules such as
+ * `role:admin` or `project_id:%(project_id)s` are checked against.
+ */
+export function credentialsOf(identity: KeystoneIdentity): PolicyCredentials {
+  return {
+    user_id: identity.userId,
+    user_domain_id: identity.userDomainId,
+    project_id: identity.projectId,
+    project_domain_id: identity.projectDomainId,
+    domain_id: identity.domainId,
+    system_scope: identity.systemScope,
+    roles: identity.roles,
+    is_admin_project: identity.isAdminProject,
+  };
+}
+
+function tokenOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-auth-token'];
+  const token = (Array.isArray(header) ? header[0] : header)?.trim();
+  return token && TOKEN_SHAPE.test(token) ? token : undefined;
+}
+
+/** What {@link installKeystoneAuth} needs; `client` replaces the real Keystone client (tests). */
+export interface KeystoneAuthOptions {
+  settings: KeystoneSettings;
+  enforcer: PolicyEnforcer;
+  client?: Pick<KeystoneClient, 'validate'>;
+}
+
+/**
+ * Adds the authentication and policy check to every route of `app` (call before registering
+ * routes). A missing, malformed, unknown, expired or revoked token → 401 with the fault body and
+ * `WWW-Authenticate: Keystone uri="..."`; a rule that denies → 403 `Policy doesn't allow {rule}
+ * to be performed.` (oslo.policy's words); Keystone unreachable or slow for a token not cached →
+ * 503 within `settings.timeoutMs` (IdentityUnavailableError).
+ */
+export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, client }: KeystoneAuthOptions): void {
+  const keystone = client ?? new KeystoneClient(settings);
+  const tokens = new TokenCache((token) => keystone.validate(token), settings.tokenCacheMs);
+  const challenge = `Keystone uri="${settings.wwwAuthenticateUri}"`;
+  app.decorateRequest('identity', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
+    const token = tokenOf(request);
+    const identity = token === undefined ? null : await tokens.identify(token);
+    if (!identity) {
+      reply.header('WWW-Authenticate', challenge);
+      return sendFault(reply, 401, AUTHENTICATION_REQUIRED);
+    }
+    request.identity = identity;
+    if (route === undefined) return;
+    const rule = policyRuleFor(request.method === 'HEAD' ? 'GET' : request.method, route);
+    // CloudKitty compat: the target of every rating rule is empty.
+    if (rule !== null && !enforcer.enforce(rule, {}, credentialsOf(identity))) {
+      return sendFault(reply, 403, `Policy doesn't allow ${rule} to be performed.`);
+    }
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * Which policy rule guards which route, as CloudKitty's controllers call `policy.authorize`.
+ */
+
+/** Routes open without a token (version discovery and the health check), as in CloudKitty's paste pipeline. */
+export const PUBLIC_ROUTES = new Set(['/', '/v1', '/v2', '/healthcheck']);
+
+/** Routes any valid token may read, with no policy rule (Tariff's own OpenAPI document). */
+const ANY_TOKEN_ROUTES = new Set(['/v1/openapi.json']);
+
+/**
+ * The rule guarding a route (its registered pattern, e.g. `/v1/rating/modules/:module_id`).
+ *
+ * CloudKitty compat: `rating:module_config` guards every `module_config/*` route and
+ * `reload_modules`; `rating:list_modules` / `get_module` / `update_module` the v1 modules routes;
+ * `rating:quote` the quote; `v2_rating:*` the v2 modules routes. Tariff's `POST /v2/rating/quote`
+ * uses `rating:quote` too. fix: CloudKitty never checks `v2_rating:list_modules` on
+ * `GET /v2/rating/modules` (any token lists the modules); Tariff does.
+ *
+ * @returns the rule name; null for routes any valid token may call; `context_is_admin` for a
+ *   route this table does not know (closed by default).
+ */
+export function policyRuleFor(method: string, route: string): string | null {
+  if (ANY_TOKEN_ROUTES.has(route)) return null;
+  const v1 = /^\/v1\/(?:rating|billing)(\/.*)$/.exec(route)?.[1];
+  if (v1 !== undefined) {
+    if (v1 === '/module_config' || v1.startsWith('/module_config/') || v1 === '/reload_modules') return 'rating:module_config';
+    if (v1 === '/quote') return 'rating:quote';
+    if (v1 === '/modules') return 'rating:list_modules';
+    if (v1 === '/modules/:module_id') return method === 'PUT' ? 'rating:update_module' : 'rating:get_module';
+  }
+  const v2 = /^\/v2\/rating(\/.*)$/.exec(route)?.[1];
+  if (v2 !== undefined) {
+    if (v2 === '/quote') return 'rating:quote';
+    if (v2 === '/modules') return 'v2_rating:list_modules';
+    if (v2 === '/modules/:module_id') return method === 'PUT' ? 'v2_rating:update_module' : 'v2_rating:get_module';
+  }
+  return 'context_is_admin';
+}

@@ -1,0 +1,206 @@
+/**
+ * Issue 5: Tariff in Keystone mode against a real Keystone (Debian's, started by setup.sh): tokens
+ * validated and cached, 401 with `WWW-Authenticate`, CloudKitty's policy rules (admin configures,
+ * member and reader may not, everyone quotes), audit columns holding real user ids, a policy file
+ * override, a Keystone that hangs or is gone, and the real client with password authentication.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { keystoneModeEnvironment, startKeystone, type Keystone, type KeystoneUser } from './keystone.js';
+
+const H = '/v1/rating/module_config/hashmap';
+const P = '/v1/rating/module_config/pyscripts';
+/** Short-lived tokens, so that one can be seen to expire. */
+const TOKEN_LIFETIME_S = 20;
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+  milliseconds: number;
+}
+
+async function call(server: ServerProcess, method: string, path: string, token?: string, body?: unknown): Promise<Answer> {
+  const started = Date.now();
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { 'x-auth-token': token } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // plain text (healthcheck)
+  }
+  return { status: response.status, headers: response.headers, body: parsed, milliseconds: Date.now() - started };
+}
+
+function expectFault(answer: Answer, status: number, message: string): void {
+  expect({ status: answer.status, body: answer.body }).toEqual({ status, body: { faultcode: status >= 500 ? 'Server' : 'Client', faultstring: message, debuginfo: null } });
+}
+
+describe('Keystone mode against a real Keystone', () => {
+  let directory: string;
+  let keystone: Keystone;
+  let server: ServerProcess;
+  const tokens = {} as Record<KeystoneUser, string>;
+  const extraServers: ServerProcess[] = [];
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'tariff-keystone-mode-'));
+    const port = await freePort();
+    keystone = await startKeystone({ tokenExpiration: TOKEN_LIFETIME_S, ratingEndpointUrl: `http://127.0.0.1:${port}` });
+    server = await startServerProcess(`sqlite:${join(directory, 'tariff.db')}`, keystoneModeEnvironment(keystone, { TARIFF_PORT: String(port) }));
+  }, 900_000);
+
+  // Tokens live TOKEN_LIFETIME_S: every test logs in afresh.
+  beforeEach(async () => {
+    for (const user of ['ADMIN', 'MEMBER', 'READER'] as const) tokens[user] = await keystone.token(user);
+  });
+
+  afterAll(async () => {
+    for (const extra of extraServers) await extra.stop();
+    await server?.stop();
+    await keystone?.stop();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('leaves version discovery and the health check open', async () => {
+    for (const path of ['/', '/v1', '/v2', '/healthcheck']) expect((await call(server, 'GET', path)).status, path).toBe(200);
+  });
+
+  it('answers a missing, malformed or unknown token with 401 and the Keystone challenge', async () => {
+    const unknown = `gAAAAAB${'x'.repeat(150)}`;
+    for (const token of [undefined, 'not a token!', unknown]) {
+      const answer = await call(server, 'GET', `${H}/services`, token);
+      expectFault(answer, 401, 'The request you have made requires authentication.');
+      expect(answer.headers.get('www-authenticate')).toBe(`Keystone uri="${keystone.env.KEYSTONE_URL}"`);
+    }
+    expect((await call(server, 'GET', '/v1/rating/modules', 'not a token!')).status).toBe(401);
+  });
+
+  it('lets the admin configure hashmap and pyscripts, recording the real user id', async () => {
+    const admin = tokens.ADMIN;
+    const service = await call(server, 'POST', `${H}/services`, admin, { name: 'compute' });
+    expect(service.status, JSON.stringify(service.body)).toBe(201);
+    const field = await call(server, 'POST', `${H}/fields`, admin, { service_id: service.body.service_id, name: 'flavor' });
+    expect(field.status).toBe(201);
+    const mapping = await call(server, 'POST', `${H}/mappings`, admin, { field_id: field.body.field_id, value: 'm1.small', cost: '0.5' });
+    expect(mapping.status).toBe(201);
+    expect(mapping.body.created_by).toBe(keystone.env.KEYSTONE_ADMIN_USER_ID);
+    const updated = await call(server, 'PUT', `${H}/mappings/${mapping.body.mapping_id}`, admin, { end: '2099-01-01T00:00:00' });
+    expect(updated.body.updated_by, JSON.stringify(updated.body)).toBe(keystone.env.KEYSTONE_ADMIN_USER_ID);
+    const script = await call(server, 'POST', `${P}/scripts`, admin, { name: 'noop', data: 'a = 1\n' });
+    expect(script.status).toBe(201);
+    expect(script.body.created_by).toBe(keystone.env.KEYSTONE_ADMIN_USER_ID);
+    expect((await call(server, 'DELETE', `${P}/scripts/${script.body.script_id}`, admin)).status).toBe(204);
+    expect((await call(server, 'PUT', '/v1/rating/modules/hashmap', admin, { enabled: true })).status).toBe(200);
+  });
+
+  it('refuses module configuration to members and readers with 403', async () => {
+    for (const user of ['MEMBER', 'READER'] as const) {
+      const token = tokens[user];
+      expectFault(await call(server, 'POST', `${H}/services`, token, { name: `by-${user}` }), 403, "Policy doesn't allow rating:module_config to be performed.");
+      expectFault(await call(server, 'GET', `${H}/services`, token), 403, "Policy doesn't allow rating:module_config to be performed.");
+      expectFault(await call(server, 'POST', `${P}/scripts`, token, { name: 'x', data: '' }), 403, "Policy doesn't allow rating:module_config to be performed.");
+      expectFault(await call(server, 'PUT', '/v1/rating/modules/hashmap', token, { enabled: false }), 403, "Policy doesn't allow rating:update_module to be performed.");
+      expectFault(await call(server, 'GET', '/v1/rating/modules', token), 403, "Policy doesn't allow rating:list_modules to be performed.");
+      expectFault(await call(server, 'PUT', '/v2/rating/modules/hashmap', token, { enabled: false }), 403, "Policy doesn't allow v2_rating:update_module to be performed.");
+    }
+  });
+
+  it('lets everyone with a token quote', async () => {
+    for (const user of ['ADMIN', 'MEMBER', 'READER'] as const) {
+      const quote = await call(server, 'POST', '/v1/rating/quote', tokens[user], { resources: [{ service: 'compute', volume: '2', desc: { flavor: 'm1.small' } }] });
+      expect({ user, status: quote.status, body: quote.body }).toEqual({ user, status: 200, body: 1 });
+      const v2 = await call(server, 'POST', '/v2/rating/quote', tokens[user], { usage: { compute: [{ vol: { qty: '1' }, metadata: { flavor: 'm1.small' } }] } });
+      expect(v2.status).toBe(200);
+      expect(v2.body.total).toBe('0.5');
+    }
+  });
+
+  it('refuses a revoked token', async () => {
+    const token = await keystone.token('MEMBER');
+    await keystone.revoke(token);
+    expectFault(await call(server, 'POST', '/v1/rating/quote', token, { resources: [] }), 401, 'The request you have made requires authentication.');
+  });
+
+  it('follows a policy file that lets members configure', async () => {
+    const policyFile = join(directory, 'policy.yaml');
+    writeFileSync(policyFile, '"rating:module_config": "role:admin or role:member"\n');
+    const extra = await startServerProcess(`sqlite:${join(directory, 'policy.db')}`, keystoneModeEnvironment(keystone, { TARIFF_POLICY_FILE: policyFile }));
+    extraServers.push(extra);
+    const byMember = await call(extra, 'POST', `${P}/scripts`, tokens.MEMBER, { name: 'by-member', data: '' });
+    expect(byMember.status).toBe(201);
+    expect(byMember.body.created_by).toBe(keystone.env.KEYSTONE_MEMBER_USER_ID);
+    expect((await call(extra, 'POST', `${H}/services`, tokens.READER, { name: 'by-reader' })).status).toBe(403);
+  });
+
+  it('keeps cached tokens working while Keystone hangs, and fails new ones with 503 within the timeout', async () => {
+    const fresh = await keystone.token('READER');
+    const quote = { resources: [{ service: 'compute', volume: '1', desc: { flavor: 'm1.small' } }] };
+    expect((await call(server, 'POST', '/v1/rating/quote', tokens.MEMBER, quote)).status).toBe(200);
+    keystone.pause();
+    try {
+      const cached = await call(server, 'POST', '/v1/rating/quote', tokens.MEMBER, quote);
+      expect(cached.status).toBe(200);
+      expect(cached.milliseconds).toBeLessThan(500);
+      const unknown = await call(server, 'POST', '/v1/rating/quote', fresh, quote);
+      expect(unknown.status).toBe(503);
+      expect(unknown.body.faultstring).toMatch(/^The identity service is unavailable: .*no answer within 2000 ms/);
+      expect(unknown.milliseconds).toBeLessThan(3500);
+    } finally {
+      keystone.resume();
+    }
+    expect((await call(server, 'POST', '/v1/rating/quote', fresh, quote)).status).toBe(200);
+  });
+
+  it('answers 503 when Keystone cannot be reached at all', async () => {
+    const closedPort = await freePort();
+    const extra = await startServerProcess(`sqlite:${join(directory, 'unreachable.db')}`, keystoneModeEnvironment(keystone, { TARIFF_KEYSTONE_AUTH_URL: `http://127.0.0.1:${closedPort}/v3` }));
+    extraServers.push(extra);
+    const answer = await call(extra, 'GET', `${H}/services`, tokens.ADMIN);
+    expect(answer.status).toBe(503);
+    expect(answer.body.faultstring).toMatch(/^The identity service is unavailable/);
+    expect((await call(extra, 'GET', '/healthcheck')).status).toBe(200);
+  });
+
+  it('lets the real client work end to end with password authentication', async () => {
+    const env = keystone.env;
+    const client = (user: KeystoneUser, project: string, ...args: string[]) =>
+      promisify(execFile)('cloudkitty', [
+        '--os-auth-type', 'password', '--os-auth-url', env.KEYSTONE_URL,
+        '--os-username', env[`KEYSTONE_${user}_USER`], '--os-password', env[`KEYSTONE_${user}_PASSWORD`],
+        '--os-project-name', project, '--os-user-domain-name', 'Default', '--os-project-domain-name', 'Default',
+        '--os-region-name', env.KEYSTONE_REGION, ...args,
+      ], { timeout: 60_000 });
+    const created = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'create', 'volume', '-f', 'json')).stdout);
+    expect(created).toEqual([expect.objectContaining({ Name: 'volume' })]);
+    const listed = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'list', '-f', 'json')).stdout);
+    expect(listed.map((service: any) => service.Name).sort()).toEqual(['compute', 'volume']);
+    const modules = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'module', 'list', '-f', 'json')).stdout);
+    expect(modules.map((module: any) => module.Module).sort()).toEqual(['hashmap', 'noop', 'pyscripts']);
+    const refused = await client('MEMBER', env.KEYSTONE_DEMO_PROJECT, 'hashmap', 'service', 'create', 'network').then(
+      () => 'accepted',
+      (error: any) => String(error.stderr),
+    );
+    expect(refused).toContain("Policy doesn't allow rating:module_config to be performed.");
+  });
+
+  it('refuses an expired token', async () => {
+    const token = await keystone.token('READER');
+    const quote = { resources: [] };
+    expect((await call(server, 'POST', '/v1/rating/quote', token, quote)).status).toBe(200);
+    await sleep((TOKEN_LIFETIME_S + 1) * 1000);
+    expectFault(await call(server, 'POST', '/v1/rating/quote', token, quote), 401, 'The request you have made requires authentication.');
+  }, 60_000);
+});

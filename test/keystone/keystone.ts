@@ -1,0 +1,107 @@
+/**
+ * A real Keystone for the Keystone-mode tests, started by `setup.sh` in a state directory of its
+ * own, and what the tests do with it: log users in, revoke tokens, pause it (a Keystone that does
+ * not answer) and stop it.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+
+/** The users setup.sh creates. */
+export type KeystoneUser = 'ADMIN' | 'TARIFF' | 'MEMBER' | 'READER';
+
+/** A running Keystone and its env.sh values (`KEYSTONE_URL`, `KEYSTONE_ADMIN_USER_ID`, ...). */
+export interface Keystone {
+  env: Record<string, string>;
+  /** A project-scoped token of the user (admin: project admin; member, reader: demo). */
+  token(user: KeystoneUser): Promise<string>;
+  revoke(token: string): Promise<void>;
+  /** SIGSTOP / SIGCONT every Keystone process: it accepts connections but never answers. */
+  pause(): void;
+  resume(): void;
+  stop(): Promise<void>;
+}
+
+/** Starts Keystone; `tokenExpiration` in seconds; `ratingEndpointUrl` is put in the catalog. */
+export async function startKeystone(options: { tokenExpiration: number; ratingEndpointUrl: string }): Promise<Keystone> {
+  const directory = mkdtempSync(join(tmpdir(), 'tariff-keystone-'));
+  const environment = { ...process.env, KEYSTONE_DIR: directory, KEYSTONE_TOKEN_EXPIRATION: String(options.tokenExpiration), RATING_ENDPOINT_URL: options.ratingEndpointUrl };
+  const stop = async () => {
+    await run('bash', [join(HERE, 'stop.sh'), directory], { timeout: 60_000 }).catch(() => undefined);
+  };
+  let envFile: string;
+  try {
+    envFile = (await run('bash', [join(HERE, 'setup.sh')], { env: environment, timeout: 900_000 })).stdout.trim().split('\n').pop()!;
+  } catch (error: any) {
+    await stop();
+    throw new Error(`Keystone did not start: ${error.stderr?.slice(-3000) ?? error}`);
+  }
+  const printed = execFileSync('bash', ['-c', `. '${envFile}' && env -0`], { encoding: 'utf8' });
+  const env: Record<string, string> = {};
+  for (const line of printed.split('\0')) {
+    const at = line.indexOf('=');
+    if (at > 0 && /^(KEYSTONE_|RATING_)/.test(line)) env[line.slice(0, at)] = line.slice(at + 1);
+  }
+  const processes = () => {
+    const master = readFileSync(env.KEYSTONE_PID_FILE, 'utf8').trim();
+    const children = execFileSync('pgrep', ['-P', master], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    return [master, ...children].map(Number);
+  };
+  const keystone: Keystone = {
+    env,
+    async token(user) {
+      const project = user === 'ADMIN' ? env.KEYSTONE_ADMIN_PROJECT : user === 'TARIFF' ? env.KEYSTONE_SERVICE_PROJECT : env.KEYSTONE_DEMO_PROJECT;
+      const response = await fetch(`${env.KEYSTONE_URL}/auth/tokens?nocatalog`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          auth: {
+            identity: { methods: ['password'], password: { user: { name: env[`KEYSTONE_${user}_USER`], password: env[`KEYSTONE_${user}_PASSWORD`], domain: { id: 'default' } } } },
+            scope: { project: { name: project, domain: { id: 'default' } } },
+          },
+        }),
+      });
+      if (response.status !== 201) throw new Error(`login of ${user} failed: ${response.status} ${await response.text()}`);
+      return response.headers.get('x-subject-token')!;
+    },
+    async revoke(token) {
+      const admin = await keystone.token('ADMIN');
+      const response = await fetch(`${env.KEYSTONE_URL}/auth/tokens`, { method: 'DELETE', headers: { 'x-auth-token': admin, 'x-subject-token': token } });
+      if (response.status !== 204) throw new Error(`revoking failed: ${response.status}`);
+    },
+    pause() {
+      for (const pid of processes()) process.kill(pid, 'SIGSTOP');
+    },
+    resume() {
+      for (const pid of processes()) process.kill(pid, 'SIGCONT');
+    },
+    async stop() {
+      try {
+        keystone.resume();
+      } catch {
+        // already gone
+      }
+      await stop();
+    },
+  };
+  return keystone;
+}
+
+/** Tariff's environment for Keystone mode against this Keystone, as its service user. */
+export function keystoneModeEnvironment(keystone: Keystone, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    TARIFF_AUTH: 'keystone',
+    TARIFF_KEYSTONE_AUTH_URL: keystone.env.KEYSTONE_URL,
+    TARIFF_KEYSTONE_USERNAME: keystone.env.KEYSTONE_TARIFF_USER,
+    TARIFF_KEYSTONE_PASSWORD: keystone.env.KEYSTONE_TARIFF_PASSWORD,
+    TARIFF_KEYSTONE_PROJECT_NAME: keystone.env.KEYSTONE_SERVICE_PROJECT,
+    TARIFF_KEYSTONE_TIMEOUT: '2',
+    ...extra,
+  };
+}
