@@ -3,7 +3,7 @@
  * `X-Auth-Token`, as behind keystonemiddleware's auth_token in CloudKitty's paste pipeline, and
  * passes the policy rule of its route.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { KeystoneSettings } from '../config.js';
 import { sendFault } from '../http/faults.js';
 import { KeystoneClient, type KeystoneIdentity } from './keystone.js';
@@ -60,27 +60,58 @@ export interface KeystoneAuthOptions {
  * `WWW-Authenticate: Keystone uri="..."`; a rule that denies → 403 `Policy doesn't allow {rule}
  * to be performed.` (oslo.policy's words); Keystone unreachable or slow for a token not cached →
  * 503 within `settings.timeoutMs` (IdentityUnavailableError).
+ *
+ * Each route gets its own hook with its rule decided at registration; a cached token costs a map
+ * lookup and a remembered policy decision, no promise.
  */
 export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, client }: KeystoneAuthOptions): void {
   const keystone = client ?? new KeystoneClient(settings);
   const tokens = new TokenCache((token) => keystone.validate(token), settings.tokenCacheMs);
   const challenge = `Keystone uri="${settings.wwwAuthenticateUri}"`;
+
+  // CloudKitty compat: the target of every rating rule is empty, so a decision depends on the
+  // caller and the rule only: decided once per cached identity.
+  const decisions = new WeakMap<KeystoneIdentity, Map<string, boolean>>();
+  function allowed(identity: KeystoneIdentity, rule: string): boolean {
+    let known = decisions.get(identity);
+    if (!known) decisions.set(identity, (known = new Map()));
+    let decision = known.get(rule);
+    if (decision === undefined) known.set(rule, (decision = enforcer.enforce(rule, {}, credentialsOf(identity))));
+    return decision;
+  }
+
+  /** A hook admitting callers with a valid token that `rule` allows (null: any valid token). */
+  function guard(rule: string | null): onRequestHookHandler {
+    const admit = (identity: KeystoneIdentity | null, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      if (!identity) {
+        reply.header('WWW-Authenticate', challenge);
+        sendFault(reply, 401, AUTHENTICATION_REQUIRED);
+      } else if (rule !== null && !allowed(identity, rule)) {
+        sendFault(reply, 403, `Policy doesn't allow ${rule} to be performed.`);
+      } else {
+        request.identity = identity;
+        done();
+      }
+    };
+    return function authenticate(request, reply, done) {
+      const token = tokenOf(request);
+      const found = token === undefined ? null : tokens.identify(token);
+      if (found instanceof Promise) found.then((identity) => admit(identity, request, reply, done), done);
+      else admit(found, request, reply, done);
+    };
+  }
+
   app.decorateRequest('identity', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const route = request.routeOptions.url;
-    if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
-    const token = tokenOf(request);
-    const identity = token === undefined ? null : await tokens.identify(token);
-    if (!identity) {
-      reply.header('WWW-Authenticate', challenge);
-      return sendFault(reply, 401, AUTHENTICATION_REQUIRED);
-    }
-    request.identity = identity;
-    if (route === undefined) return;
-    const rule = policyRuleFor(request.method === 'HEAD' ? 'GET' : request.method, route);
-    // CloudKitty compat: the target of every rating rule is empty.
-    if (rule !== null && !enforcer.enforce(rule, {}, credentialsOf(identity))) {
-      return sendFault(reply, 403, `Policy doesn't allow ${rule} to be performed.`);
-    }
+  app.addHook('onRoute', (route) => {
+    if (PUBLIC_ROUTES.has(route.url)) return;
+    const method = Array.isArray(route.method) ? route.method[0] : route.method;
+    const hooks = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [guard(policyRuleFor(method === 'HEAD' ? 'GET' : method, route.url)), ...hooks];
+  });
+  // Unknown routes: a caller without a valid token learns nothing, not even that the route is unknown.
+  const unknownRoute = guard(null);
+  app.addHook('onRequest', function (request, reply, done) {
+    if (request.is404) unknownRoute.call(this, request, reply, done);
+    else done();
   });
 }
