@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildRuleIndex, type LoadedMapping, type LoadedThreshold } from '../../src/rating/hashmap/engine/rules.js';
-import { selectRules } from '../../src/rating/hashmap/engine/select.js';
+import { selectRules, type SelectedMapping, type SelectedServiceRules, type SelectedThreshold } from '../../src/rating/hashmap/engine/select.js';
 import { rateHashmapPoint, type Contribution } from '../../src/rating/hashmap/engine/engine.js';
-import { Exact } from '../../src/rating/hashmap/engine/exact.js';
+import { Exact, ExactAccumulator } from '../../src/rating/hashmap/engine/exact.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 let counter = 0;
@@ -140,5 +140,262 @@ describe('rule selection and matching', () => {
       { module: 'hashmap', group: '_DEFAULT_', rule_id: 'svc', kind: 'service mapping', type: 'flat', cost: '2', amount: '3' },
       { module: 'hashmap', group: '_DEFAULT_', rule_id: 'thr', kind: 'service threshold', type: 'rate', cost: '0.5', amount: '3' },
     ]);
+  });
+});
+
+/** A deterministic pseudo-random source (mulberry32), so that a failure can be replayed. */
+function randomSource(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = state;
+    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
+    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+  const integer = (low: number, high: number) => low + Math.floor(next() * (high - low + 1));
+  const digits = (count: number) => Array.from({ length: count }, () => String(integer(0, 9))).join('');
+  const pick = <T>(list: readonly T[]): T => list[integer(0, list.length - 1)];
+  /** Decimal text from 1 to 30 significant digits, any sign and scale. */
+  const decimal = () => {
+    const sign = next() < 0.2 ? '-' : '';
+    const kind = integer(0, 5);
+    if (kind === 0) return `${sign}${integer(0, 999)}`;
+    if (kind === 1) return `${sign}${integer(0, 99)}.${digits(integer(1, 6))}`;
+    if (kind === 2) return `${sign}0.${'0'.repeat(integer(0, 8))}${digits(integer(1, 18))}`;
+    if (kind === 3) return `${sign}${digits(integer(1, 12))}.${digits(integer(0, 16))}`;
+    if (kind === 4) return `${sign}${integer(1, 9)}${digits(integer(15, 29))}e${integer(-40, 10)}`;
+    return `${sign}${digits(integer(14, 17))}`;
+  };
+  return { next, integer, digits, pick, decimal };
+}
+
+/** Python's decimal, by the book: exact BigInt arithmetic, then 28 significant digits half-even. */
+const reference = {
+  parse(text: string): { coefficient: bigint; exponent: number } {
+    const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text)!;
+    const fraction = match[3] ?? '';
+    const coefficient = BigInt(`${match[2]}${fraction}` || '0');
+    return reference.round(match[1] === '-' ? -coefficient : coefficient, Number(match[4] ?? 0) - fraction.length);
+  },
+  round(coefficient: bigint, exponent: number): { coefficient: bigint; exponent: number } {
+    const negative = coefficient < 0n;
+    let magnitude = negative ? -coefficient : coefficient;
+    const drop = magnitude.toString().length - 28;
+    if (drop > 0) {
+      const divisor = 10n ** BigInt(drop);
+      const remainder = magnitude % divisor;
+      magnitude /= divisor;
+      if (remainder * 2n > divisor || (remainder * 2n === divisor && magnitude % 2n === 1n)) magnitude += 1n;
+      exponent += drop;
+    }
+    return { coefficient: negative ? -magnitude : magnitude, exponent };
+  },
+  plus(left: { coefficient: bigint; exponent: number }, right: { coefficient: bigint; exponent: number }) {
+    const exponent = Math.min(left.exponent, right.exponent);
+    const scaled = (value: { coefficient: bigint; exponent: number }) => value.coefficient * 10n ** BigInt(value.exponent - exponent);
+    return reference.round(scaled(left) + scaled(right), exponent);
+  },
+  times(left: { coefficient: bigint; exponent: number }, right: { coefficient: bigint; exponent: number }) {
+    return reference.round(left.coefficient * right.coefficient, left.exponent + right.exponent);
+  },
+  /** Plain text of the value, as Exact prints it. */
+  text(value: { coefficient: bigint; exponent: number }): string {
+    if (value.coefficient === 0n) return '0';
+    const negative = value.coefficient < 0n;
+    let digits = (negative ? -value.coefficient : value.coefficient).toString();
+    let text: string;
+    if (value.exponent >= 0) {
+      text = digits + '0'.repeat(value.exponent);
+    } else {
+      if (digits.length + value.exponent <= 0) digits = '0'.repeat(1 - digits.length - value.exponent) + digits;
+      const split = digits.length + value.exponent;
+      text = `${digits.slice(0, split)}.${digits.slice(split)}`.replace(/0+$/, '').replace(/\.$/, '');
+    }
+    return negative ? `-${text}` : text;
+  },
+};
+
+describe('exact arithmetic (28 significant digits, half-even) against a BigInt reference', () => {
+  it('parses, adds, multiplies, compares and prints as the reference does', () => {
+    const random = randomSource(7);
+    for (let round = 0; round < 20000; round += 1) {
+      const [leftText, rightText] = [random.decimal(), random.decimal()];
+      const [left, right] = [Exact.from(leftText), Exact.from(rightText)];
+      const [leftReference, rightReference] = [reference.parse(leftText), reference.parse(rightText)];
+      const context = `${leftText} and ${rightText}`;
+      expect(left.toString(), context).toBe(reference.text(leftReference));
+      expect(left.plus(right).toString(), context).toBe(reference.text(reference.plus(leftReference, rightReference)));
+      expect(left.times(right).toString(), context).toBe(reference.text(reference.times(leftReference, rightReference)));
+      const difference = reference.plus(leftReference, { coefficient: -rightReference.coefficient, exponent: rightReference.exponent }).coefficient;
+      expect(left.compare(right), context).toBe(difference < 0n ? -1 : difference > 0n ? 1 : 0);
+    }
+  });
+
+  it('keeps exact results beyond 2^53 and rounds half to even at the 28th digit', () => {
+    expect(Exact.from('9007199254740991').plus(Exact.from('1')).toString()).toBe('9007199254740992');
+    expect(Exact.from('94906267').times(Exact.from('94906267')).toString()).toBe('9007199515875289');
+    expect(Exact.from('1234567890123456789012345678').plus(Exact.from('0.5')).toString()).toBe('1234567890123456789012345678');
+    expect(Exact.from('1234567890123456789012345677').plus(Exact.from('0.5')).toString()).toBe('1234567890123456789012345678');
+    expect(Exact.from('9999999999999999999999999999').plus(Exact.from('0.5')).toString()).toBe('10000000000000000000000000000');
+    expect(Exact.from('-0.00000000000000000000000000001').times(Exact.from('3')).toString()).toBe('-0.00000000000000000000000000003');
+  });
+
+  it('gives an accumulator the results of the same operations on Exact', () => {
+    const random = randomSource(11);
+    const accumulator = new ExactAccumulator();
+    for (let round = 0; round < 2000; round += 1) {
+      let value = Exact.from(random.decimal());
+      accumulator.set(value);
+      for (let step = 0; step < 6; step += 1) {
+        const operand = Exact.from(random.decimal());
+        if (random.next() < 0.5) {
+          value = value.plus(operand);
+          accumulator.add(operand);
+        } else {
+          value = value.times(operand);
+          accumulator.multiply(operand);
+        }
+        expect(accumulator.toExact().toString()).toBe(value.toString());
+      }
+    }
+  });
+});
+
+/**
+ * The engine as it was written before it was made fast (rating.md §5 step by step, groups in a
+ * Map in the order they are first touched): what the engine must still compute, price and
+ * `explain` alike.
+ */
+function referencePrice(rules: SelectedServiceRules | undefined, quantity: Exact, desc: Record<string, unknown>, explain?: Contribution[]): Exact {
+  if (!rules) return Exact.ZERO;
+  type Candidate = { threshold: SelectedThreshold; scope: 'service' | 'field' };
+  type Group = { flat: Exact; rate: Exact; winner: Candidate | undefined; applied: Omit<Contribution, 'amount'>[] };
+  const groups = new Map<string, Group>();
+  const group = (name: string | null) => {
+    const key = name ?? '_DEFAULT_';
+    if (!groups.has(key)) groups.set(key, { flat: Exact.ZERO, rate: Exact.ONE, winner: undefined, applied: [] });
+    return groups.get(key)!;
+  };
+  const applyMapping = (selected: SelectedMapping, kind: Contribution['kind']) => {
+    const state = group(selected.rule.group);
+    if (selected.rule.type === 'flat') {
+      if (selected.cost.gt(state.flat)) state.flat = selected.cost;
+    } else {
+      state.rate = state.rate.times(selected.cost);
+    }
+    state.applied.push({ module: 'hashmap', group: selected.rule.group ?? '_DEFAULT_', rule_id: selected.rule.mappingId, kind, type: selected.rule.type, cost: selected.cost.toString() });
+  };
+  const consider = (threshold: SelectedThreshold, scope: 'service' | 'field', reached: Exact) => {
+    if (reached.lt(threshold.level)) return;
+    const state = group(threshold.rule.group);
+    if (!state.winner || threshold.level.gt(state.winner.threshold.level)) state.winner = { threshold, scope };
+  };
+  for (const mapping of rules.mappings) applyMapping(mapping, 'service mapping');
+  for (const threshold of rules.thresholds) consider(threshold, 'service', quantity);
+  for (const field of rules.fields) {
+    const value = desc[field.name];
+    if (value === undefined || typeof value === 'function') continue;
+    const text = typeof value === 'string' ? value : value === null ? 'None' : typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value);
+    for (const mapping of field.mappings.get(text) ?? []) applyMapping(mapping, 'field mapping');
+    const numeric =
+      typeof value === 'number' ? Exact.from(value) : typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value) ? Exact.from(value) : undefined;
+    if (numeric) for (const threshold of field.thresholds) consider(threshold, 'field', numeric);
+  }
+  let total = Exact.ZERO;
+  for (const [name, state] of groups) {
+    const winner = state.winner;
+    if (winner?.scope === 'field') {
+      if (winner.threshold.rule.type === 'flat') state.flat = state.flat.plus(winner.threshold.cost);
+      else state.rate = state.rate.times(winner.threshold.cost);
+    }
+    let amount = state.flat.isZero() ? Exact.ZERO : state.rate.times(state.flat).times(quantity);
+    if (winner?.scope === 'service') amount = winner.threshold.rule.type === 'flat' ? amount.plus(winner.threshold.cost) : amount.times(winner.threshold.cost);
+    total = total.plus(amount);
+    if (explain) {
+      if (winner) {
+        const { rule, cost } = winner.threshold;
+        state.applied.push({ module: 'hashmap', group: name, rule_id: rule.thresholdId, kind: `${winner.scope} threshold`, type: rule.type, cost: cost.toString() });
+      }
+      for (const contribution of state.applied) explain.push({ ...contribution, amount: amount.toString() });
+    }
+  }
+  return total;
+}
+
+describe('the engine against the step-by-step reference', () => {
+  const FIELDS = ['flavor', 'size', 'flag', 'zone'];
+  const GROUPS = [null, 'a', 'b', 'c', '_DEFAULT_'];
+
+  function randomRules(random: ReturnType<typeof randomSource>) {
+    const mappings: LoadedMapping[] = [];
+    const thresholds: LoadedThreshold[] = [];
+    const cost = () => (random.next() < 0.1 ? '0' : random.decimal().replace(/e.*$/, ''));
+    for (const group of GROUPS) if (random.next() < 0.6) mappings.push(mapping({ group, type: random.next() < 0.3 ? 'rate' : 'flat', cost: cost() }));
+    for (let index = 0; index < 40; index += 1) {
+      const fieldName = random.pick(FIELDS);
+      const value = fieldName === 'flag' ? random.pick(['True', 'False', 'None']) : fieldName === 'size' ? String(random.integer(1, 8)) : `v${random.integer(0, 9)}`;
+      mappings.push(mapping({ fieldName, value, group: random.pick(GROUPS), type: random.next() < 0.3 ? 'rate' : 'flat', cost: cost() }));
+    }
+    for (let index = 0; index < 12; index += 1) {
+      const level = random.pick(['0', '1', '2', '2.5', '4', '8', '100', '0.001', '123456789012345678901']);
+      const fieldName = random.next() < 0.5 ? null : 'size';
+      thresholds.push(threshold({ fieldName, level, group: random.pick(GROUPS), type: random.next() < 0.5 ? 'rate' : 'flat', cost: cost() }));
+    }
+    return { mappings, thresholds };
+  }
+
+  function randomPoint(random: ReturnType<typeof randomSource>) {
+    const desc: Record<string, unknown> = {};
+    const sizes = [2, '2', '2.0', ' 4 ', '1e2', 2.5, '0.001', '123456789012345678901', '123456789012345678900.5', 'lots', null, true, 7, 8, '8.00000000000000000001'];
+    if (random.next() < 0.8) desc.flavor = `v${random.integer(0, 12)}`;
+    if (random.next() < 0.8) desc.size = random.next() < 0.7 ? random.pick(sizes) : random.integer(0, 10) / 4;
+    if (random.next() < 0.8) desc.flag = random.pick([true, false, null, 'True', 'x']);
+    if (random.next() < 0.5) desc.zone = `v${random.integer(0, 3)}`;
+    const quantity = random.pick(['0', '1', '2.5', '150.5', '0.000001', '12345678.123', '99999999999999999', random.decimal().replace(/^-/, '')]);
+    return { desc, quantity };
+  }
+
+  it('prices and explains every point as the reference does', () => {
+    const random = randomSource(3);
+    for (let set = 0; set < 60; set += 1) {
+      const { mappings, thresholds } = randomRules(random);
+      // The same rules, selected twice: the engine's plan lives in the first, the reference reads the second.
+      const engineRules = selectRules(buildRuleIndex(mappings, thresholds), NOW, null).get('compute');
+      const referenceRules = selectRules(buildRuleIndex(mappings, thresholds), NOW, null).get('compute');
+      for (let index = 0; index < 200; index += 1) {
+        const { desc, quantity } = randomPoint(random);
+        const context = JSON.stringify({ set, desc, quantity });
+        const expected = referencePrice(referenceRules, Exact.from(quantity), desc).toString();
+        expect(rateHashmapPoint(engineRules, Exact.from(quantity), desc).toString(), context).toBe(expected);
+        const [explained, referenceExplained]: Contribution[][] = [[], []];
+        expect(rateHashmapPoint(engineRules, Exact.from(quantity), desc, explained).toString(), context).toBe(expected);
+        referencePrice(referenceRules, Exact.from(quantity), desc, referenceExplained);
+        expect(explained, context).toEqual(referenceExplained);
+      }
+    }
+  });
+
+  it('prices right past the desc values it remembers (4,096 per field)', () => {
+    const rules = selectRules(buildRuleIndex([mapping({ cost: '1' })], [threshold({ fieldName: 'size', level: '5000', cost: '2' })]), NOW, null).get('compute');
+    for (let value = 0; value < 10000; value += 7) {
+      const expected = value >= 5000 ? '3' : '1';
+      expect(rateHashmapPoint(rules, Exact.ONE, { size: value }).toString()).toBe(expected);
+      expect(rateHashmapPoint(rules, Exact.ONE, { size: String(value) }).toString()).toBe(expected);
+    }
+  });
+});
+
+describe('selection reuse', () => {
+  it('returns the same selection while no mapping starts or ends, a new one after', () => {
+    const index = buildRuleIndex([mapping({ cost: '1' }), mapping({ cost: '5', group: 'later', start: NOW + 1000, end: NOW + 2000 })], []);
+    const first = selectRules(index, NOW, null);
+    expect(selectRules(index, NOW + 999, null)).toBe(first);
+    expect(selectRules(index, NOW, 'X')).not.toBe(first);
+    const later = selectRules(index, NOW + 1000, null);
+    expect(later).not.toBe(first);
+    expect(rateHashmapPoint(later.get('compute'), Exact.ONE, {}).toString()).toBe('6');
+    expect(rateHashmapPoint(selectRules(index, NOW + 2000, null).get('compute'), Exact.ONE, {}).toString()).toBe('1');
+    expect(rateHashmapPoint(selectRules(index, NOW + 500, null).get('compute'), Exact.ONE, {}).toString()).toBe('1');
   });
 });

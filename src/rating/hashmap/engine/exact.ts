@@ -1,9 +1,21 @@
 /**
- * Exact decimals for the rating hot path: a BigInt coefficient times a power of ten, with
+ * Exact decimals for the rating hot path: an integer coefficient times a power of ten, with
  * Python's default `decimal` context (every sum and product rounded to 28 significant digits,
- * half-even), so prices match CloudKitty's to the last digit. decimal.js took most of the
- * engine's time (bench/engine.js profile); this does only what the engine needs: parse, add,
- * multiply, compare, print.
+ * half-even), so prices match CloudKitty's to the last digit. This does only what the engine
+ * needs: parse, add, multiply, compare, print. `Exact` is immutable; `ExactAccumulator` is its
+ * mutable twin, for loops that add and multiply many times without an allocation per operation.
+ *
+ * Rounding depends on the value only (the exact result rounded to 28 significant digits), never
+ * on how its coefficient is written (trailing zeros): values are what must match, and do.
+ *
+ * The coefficient has one of two forms, chosen by its size alone (a value has exactly one form):
+ * - safe: |c| ≤ 2^53 − 1, a JS number. Sums, products and comparisons whose exact integer result
+ *   is again safe are done in numbers: integer arithmetic on doubles is exact while the true
+ *   result is a safe integer, and a true result beyond always comes out at least 2^53 in
+ *   magnitude (rounding is monotonic and 2^53 is a double), so `|result| ≤ 2^53 − 1` tells
+ *   exactly when the number result is the exact one. Such a result has at most 16 digits, so the
+ *   context never rounds it either;
+ * - large: anything else, a BigInt, rounded to 28 significant digits after each operation.
  */
 
 /** Significant digits kept by every operation (Python's default context). */
@@ -14,22 +26,172 @@ function power(exponent: number): bigint {
   return POWERS[exponent];
 }
 const LIMIT = power(PRECISION);
-const NEGATIVE_LIMIT = -LIMIT;
+
+/** The largest integer a double holds exactly together with all smaller ones (2^53 − 1). */
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+/** 10^0 … 10^15 as numbers (exact): 10^16 times any non-zero coefficient is beyond {@link MAX_SAFE}. */
+const NUMBER_POWERS = Array.from({ length: 16 }, (_, index) => 10 ** index);
+/** 10^0 … 10^22, all exact doubles (for {@link Exact.toApproximateNumber}). */
+const EXACT_DOUBLE_POWERS = Array.from({ length: 23 }, (_, index) => 10 ** index);
 
 const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
-/** An exact decimal: `coefficient × 10^exponent`. Immutable. */
-export class Exact {
-  private constructor(
-    readonly coefficient: bigint,
-    readonly exponent: number,
-  ) {}
+/** How a decimal is held (see the module header), by `Exact` and `ExactAccumulator` alike. */
+interface Representation {
+  /** The coefficient in the safe form; NaN in the large form. */
+  readonly safe: number;
+  /** The coefficient in the large form; null in the safe form. */
+  readonly large: bigint | null;
+  readonly exponent: number;
+}
 
-  static readonly ZERO = new Exact(0n, 0);
-  static readonly ONE = new Exact(1n, 0);
+/** The number of decimal digits of a positive BigInt. */
+function digitCount(magnitude: bigint): number {
+  const approximate = Number(magnitude);
+  if (!Number.isFinite(approximate)) return magnitude.toString().length;
+  // log10 of the nearest double is off by at most one digit near a power of ten: corrected exactly.
+  let digits = Math.floor(Math.log10(approximate)) + 1;
+  if (magnitude >= power(digits)) digits += 1;
+  else if (magnitude < power(digits - 1)) digits -= 1;
+  return digits;
+}
+
+function bigCoefficient(value: Representation): bigint {
+  return value.large ?? BigInt(value.safe);
+}
+
+/**
+ * A mutable exact decimal with the arithmetic of {@link Exact} (28 significant digits, half-even
+ * after every operation), for sums and products in a loop: no allocation while values are safe.
+ */
+export class ExactAccumulator implements Representation {
+  safe = 0;
+  large: bigint | null = null;
+  exponent = 0;
+
+  /** Takes `value`'s value. */
+  set(value: Representation): this {
+    this.safe = value.safe;
+    this.large = value.large;
+    this.exponent = value.exponent;
+    return this;
+  }
+
+  isZero(): boolean {
+    // A zero is always safe (and -0 === 0).
+    return this.safe === 0;
+  }
+
+  /** The current value, as an `Exact`. */
+  toExact(): Exact {
+    return Exact.of(this);
+  }
+
+  /** this × value, rounded. */
+  multiply(value: Representation): this {
+    if (value === Exact.ONE) return this;
+    if (this.large === null && value.large === null) {
+      const product = this.safe * value.safe;
+      if (product <= MAX_SAFE && product >= -MAX_SAFE) {
+        this.safe = product;
+        this.exponent += value.exponent;
+        return this;
+      }
+    }
+    return this.setBig(bigCoefficient(this) * bigCoefficient(value), this.exponent + value.exponent);
+  }
+
+  /** this + value, rounded. */
+  add(value: Representation): this {
+    if (value.safe === 0) return this;
+    if (this.safe === 0) return this.set(value);
+    if (this.large === null && value.large === null) {
+      // In numbers when both terms, scaled to the lower exponent, and their sum are safe.
+      const shift = this.exponent - value.exponent;
+      if (shift <= 15 && shift >= -15) {
+        const left = shift > 0 ? this.safe * NUMBER_POWERS[shift] : this.safe;
+        const right = shift < 0 ? value.safe * NUMBER_POWERS[-shift] : value.safe;
+        if (left <= MAX_SAFE && left >= -MAX_SAFE && right <= MAX_SAFE && right >= -MAX_SAFE) {
+          const sum = left + right;
+          if (sum <= MAX_SAFE && sum >= -MAX_SAFE) {
+            this.safe = sum;
+            if (shift > 0) this.exponent = value.exponent;
+            return this;
+          }
+        }
+      }
+    }
+    const left = bigCoefficient(this);
+    const right = bigCoefficient(value);
+    const shift = this.exponent - value.exponent;
+    if (shift === 0) return this.setBig(left + right, this.exponent);
+    if (shift > 0) return this.setBig(left * power(shift) + right, value.exponent);
+    return this.setBig(left + right * power(-shift), this.exponent);
+  }
+
+  /** Takes `coefficient × 10^exponent` rounded to 28 significant digits, half-even. */
+  setBig(coefficient: bigint, exponent: number): this {
+    // Number() of a BigInt is within the safe range exactly when the BigInt is (see the header).
+    const approximate = Number(coefficient);
+    if (approximate <= MAX_SAFE && approximate >= -MAX_SAFE) {
+      this.safe = approximate;
+      this.large = null;
+      this.exponent = exponent;
+      return this;
+    }
+    const negative = coefficient < 0n;
+    let magnitude = negative ? -coefficient : coefficient;
+    if (magnitude >= LIMIT) {
+      const drop = digitCount(magnitude) - PRECISION;
+      const divisor = power(drop);
+      const dropped = magnitude % divisor;
+      magnitude /= divisor;
+      exponent += drop;
+      const twice = dropped * 2n;
+      if (twice > divisor || (twice === divisor && magnitude % 2n === 1n)) magnitude += 1n;
+    }
+    this.safe = Number.NaN;
+    this.large = negative ? -magnitude : magnitude;
+    this.exponent = exponent;
+    return this;
+  }
+}
+
+/** The accumulator behind `Exact`'s own operations on large values. */
+const scratch = new ExactAccumulator();
+
+/** An exact decimal: `coefficient × 10^exponent`. Immutable. */
+export class Exact implements Representation {
+  // Declared, not initialised: the constructor alone creates the fields (one object shape, no
+  // `undefined` first), which keeps the hot path's allocations cheap.
+  /** The coefficient in the safe form; NaN in the large form (see the module header). */
+  declare readonly safe: number;
+  /** The coefficient in the large form; null in the safe form. */
+  declare readonly large: bigint | null;
+  declare readonly exponent: number;
+
+  private constructor(safe: number, large: bigint | null, exponent: number) {
+    this.safe = safe;
+    this.large = large;
+    this.exponent = exponent;
+  }
+
+  static readonly ZERO = new Exact(0, null, 0);
+  static readonly ONE = new Exact(1, null, 0);
+
+  /** The current value of an accumulator. */
+  static of(value: ExactAccumulator): Exact {
+    return new Exact(value.safe, value.large, value.exponent);
+  }
+
+  /** The integer coefficient (`value = coefficient × 10^exponent`). */
+  get coefficient(): bigint {
+    return bigCoefficient(this);
+  }
 
   /**
-   * Parses decimal text (`12`, `-0.5`, `1e-3`) or a finite JS number (by its shortest text).
+   * Parses decimal text (`12`, `-0.5`, `1e-3`) or a finite JS number (by its shortest text),
+   * rounded to 28 significant digits.
    *
    * @throws RangeError for anything else.
    */
@@ -38,48 +200,65 @@ export class Exact {
     const match = DECIMAL_TEXT.exec(text);
     if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new RangeError(`not a decimal number: '${text}'`);
     const [, sign, whole, fraction = '', exponent = '0'] = match;
-    let digits = BigInt(`${whole}${fraction}` || '0');
+    const digits = `${whole}${fraction}`;
     let scale = Number(exponent) - fraction.length;
     // Trailing zeros carry no value (costs arrive as `0.0100000000000000000000000000`): without
     // them products stay short and need no rounding; the results are the same numbers.
-    while (digits !== 0n && digits % 10n === 0n) {
-      digits /= 10n;
+    if (digits.length <= 15) {
+      let coefficient = Number(digits);
+      while (coefficient !== 0 && coefficient % 10 === 0) {
+        coefficient /= 10;
+        scale += 1;
+      }
+      return new Exact(sign === '-' ? -coefficient : coefficient, null, scale);
+    }
+    let coefficient = BigInt(digits);
+    while (coefficient !== 0n && coefficient % 10n === 0n) {
+      coefficient /= 10n;
       scale += 1;
     }
-    return Exact.rounded(sign === '-' ? -digits : digits, scale);
-  }
-
-  /** `coefficient × 10^exponent` rounded to 28 significant digits, half-even. */
-  private static rounded(coefficient: bigint, exponent: number): Exact {
-    if (coefficient < LIMIT && coefficient > NEGATIVE_LIMIT) return new Exact(coefficient, exponent);
-    const magnitude = coefficient < 0n ? -coefficient : coefficient;
-    const drop = magnitude.toString().length - PRECISION;
-    const divisor = power(drop);
-    let quotient = magnitude / divisor;
-    const remainder = magnitude % divisor;
-    const twice = remainder * 2n;
-    if (twice > divisor || (twice === divisor && quotient % 2n === 1n)) quotient += 1n;
-    return new Exact(coefficient < 0n ? -quotient : quotient, exponent + drop);
+    return Exact.of(scratch.setBig(sign === '-' ? -coefficient : coefficient, scale));
   }
 
   plus(other: Exact): Exact {
-    if (other.coefficient === 0n) return this;
-    if (this.coefficient === 0n) return other;
-    if (this.exponent === other.exponent) return Exact.rounded(this.coefficient + other.coefficient, this.exponent);
-    if (this.exponent > other.exponent) {
-      return Exact.rounded(this.coefficient * power(this.exponent - other.exponent) + other.coefficient, other.exponent);
+    if (other.safe === 0) return this;
+    if (this.safe === 0) return other;
+    if (this.large === null && other.large === null) {
+      const shift = this.exponent - other.exponent;
+      if (shift <= 15 && shift >= -15) {
+        const left = shift > 0 ? this.safe * NUMBER_POWERS[shift] : this.safe;
+        const right = shift < 0 ? other.safe * NUMBER_POWERS[-shift] : other.safe;
+        if (left <= MAX_SAFE && left >= -MAX_SAFE && right <= MAX_SAFE && right >= -MAX_SAFE) {
+          const sum = left + right;
+          if (sum <= MAX_SAFE && sum >= -MAX_SAFE) return new Exact(sum, null, shift > 0 ? other.exponent : this.exponent);
+        }
+      }
     }
-    return Exact.rounded(this.coefficient + other.coefficient * power(other.exponent - this.exponent), this.exponent);
+    return Exact.of(scratch.set(this).add(other));
   }
 
   times(other: Exact): Exact {
-    return Exact.rounded(this.coefficient * other.coefficient, this.exponent + other.exponent);
+    if (other === Exact.ONE) return this;
+    if (this === Exact.ONE) return other;
+    if (this.large === null && other.large === null) {
+      const product = this.safe * other.safe;
+      if (product <= MAX_SAFE && product >= -MAX_SAFE) return new Exact(product, null, this.exponent + other.exponent);
+    }
+    return Exact.of(scratch.set(this).multiply(other));
   }
 
   /** -1, 0 or 1 as this is less than, equal to or greater than `other`. */
   compare(other: Exact): number {
-    let left = this.coefficient;
-    let right = other.coefficient;
+    if (this.large === null && other.large === null) {
+      const shift = this.exponent - other.exponent;
+      if (shift <= 15 && shift >= -15) {
+        const left = shift > 0 ? this.safe * NUMBER_POWERS[shift] : this.safe;
+        const right = shift < 0 ? other.safe * NUMBER_POWERS[-shift] : other.safe;
+        if (left <= MAX_SAFE && left >= -MAX_SAFE && right <= MAX_SAFE && right >= -MAX_SAFE) return left < right ? -1 : left > right ? 1 : 0;
+      }
+    }
+    let left = bigCoefficient(this);
+    let right = bigCoefficient(other);
     if (this.exponent > other.exponent) left *= power(this.exponent - other.exponent);
     else if (other.exponent > this.exponent) right *= power(other.exponent - this.exponent);
     return left < right ? -1 : left > right ? 1 : 0;
@@ -90,11 +269,12 @@ export class Exact {
   }
 
   isNegative(): boolean {
-    return this.coefficient < 0n;
+    return this.large === null ? this.safe < 0 : this.large < 0n;
   }
 
   isZero(): boolean {
-    return this.coefficient === 0n;
+    // A zero is always safe (and -0 === 0).
+    return this.safe === 0;
   }
 
   gt(other: Exact): boolean {
@@ -105,11 +285,25 @@ export class Exact {
     return this.compare(other) < 0;
   }
 
+  /**
+   * The double nearest to this value (round half even, as a correctly rounded decimal-to-double
+   * conversion gives it), or NaN when it is not had exactly that way: for comparisons that only
+   * trust a strict inequality between two such doubles (rounding to nearest is monotonic, so
+   * a < b between the doubles implies the same between the decimals).
+   */
+  toApproximateNumber(): number {
+    if (this.large !== null) return Number.NaN;
+    // The coefficient and 10^k (k ≤ 22) are exact doubles, and IEEE division and multiplication
+    // round their exact result correctly.
+    if (this.exponent >= 0) return this.exponent <= 22 ? this.safe * EXACT_DOUBLE_POWERS[this.exponent] : Number.NaN;
+    return this.exponent >= -22 ? this.safe / EXACT_DOUBLE_POWERS[-this.exponent] : Number.NaN;
+  }
+
   /** Plain decimal text without exponent and without trailing fraction zeros (`0.02`, `2.757`, `0`). */
   toString(): string {
-    if (this.coefficient === 0n) return '0';
-    const negative = this.coefficient < 0n;
-    let digits = (negative ? -this.coefficient : this.coefficient).toString();
+    if (this.isZero()) return '0';
+    const negative = this.isNegative();
+    let digits = this.large === null ? String(Math.abs(this.safe)) : (negative ? -this.large : this.large).toString();
     let text: string;
     if (this.exponent >= 0) {
       text = digits + '0'.repeat(this.exponent);

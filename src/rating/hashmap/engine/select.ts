@@ -7,7 +7,8 @@
  */
 import { Exact } from './exact.js';
 import type { MappingRule, RuleIndex, ThresholdRule } from './rules.js';
-import { DEFAULT_GROUP } from './engine.js';
+import { DEFAULT_GROUP } from './planned-rules.js';
+import type { ServicePlan } from './plan.js';
 
 /** A mapping ready to apply. */
 export interface SelectedMapping {
@@ -35,6 +36,8 @@ export interface SelectedServiceRules {
   thresholds: SelectedThreshold[];
   /** Fields with at least one applicable rule (an array: the engine walks it for every point). */
   fields: SelectedFieldRules[];
+  /** The engine's plan of these rules, built on the first point priced with them. */
+  plan: ServicePlan | undefined;
 }
 
 /** The applicable rules of every service, for one rating time and tenant. */
@@ -66,11 +69,66 @@ function selectThresholds(rules: readonly ThresholdRule[], tenantId: string | nu
   }));
 }
 
+/** A selection, and the times it holds for: [from, until), no mapping starting or ending in between. */
+interface RememberedSelection {
+  from: number;
+  until: number;
+  rules: SelectedRules;
+}
+
+/** Selections already made, by index (a new index after every configuration change) and tenant. */
+const remembered = new WeakMap<RuleIndex, Map<string | null, RememberedSelection>>();
+/** How many tenants' selections an index keeps before starting afresh. */
+const REMEMBERED_TENANTS = 256;
+
 /**
  * The rules that apply at `at` (epoch milliseconds) for `tenantId` (null: global rules only, as
  * CloudKitty's v1 quote does).
+ *
+ * The result is shared by the calls with the same index and tenant at any time in the same
+ * validity interval (the engine keeps its plan of the rules in it, built on the first point
+ * priced): callers must not modify it.
  */
 export function selectRules(index: RuleIndex, at: number, tenantId: string | null): SelectedRules {
+  let byTenant = remembered.get(index);
+  const known = byTenant?.get(tenantId);
+  if (known !== undefined && known.from <= at && at < known.until) return known.rules;
+  const rules = freshSelection(index, at, tenantId);
+  if (byTenant === undefined) {
+    byTenant = new Map();
+    remembered.set(index, byTenant);
+  } else if (byTenant.size >= REMEMBERED_TENANTS && !byTenant.has(tenantId)) {
+    byTenant.clear();
+  }
+  byTenant.set(tenantId, { ...validity(index, at), rules });
+  return rules;
+}
+
+/**
+ * The interval around `at` in which no mapping starts or ends: every `start ≤ at` and `end > at`
+ * of the selection, so the selection itself, is the same for any time in it.
+ */
+function validity(index: RuleIndex, at: number): { from: number; until: number } {
+  let from = Number.NEGATIVE_INFINITY;
+  let until = Number.POSITIVE_INFINITY;
+  const bound = (time: number | null) => {
+    if (time === null) return;
+    if (time <= at) from = Math.max(from, time);
+    else until = Math.min(until, time);
+  };
+  for (const service of index.values()) {
+    const lists = [service.mappings, ...[...service.fields.values()].flatMap((field) => [...field.mappings.values()])];
+    for (const list of lists) {
+      for (const rule of list) {
+        bound(rule.start);
+        bound(rule.end);
+      }
+    }
+  }
+  return { from, until };
+}
+
+function freshSelection(index: RuleIndex, at: number, tenantId: string | null): SelectedRules {
   const selected: SelectedRules = new Map();
   for (const [serviceName, service] of index) {
     const fields: SelectedFieldRules[] = [];
@@ -85,7 +143,7 @@ export function selectRules(index: RuleIndex, at: number, tenantId: string | nul
     }
     // Service mappings: a tenant's rules replace the global ones of their group as a whole.
     const serviceMappings = selectMappings(service.mappings, at, tenantId);
-    selected.set(serviceName, { mappings: serviceMappings, thresholds: selectThresholds(service.thresholds, tenantId), fields });
+    selected.set(serviceName, { mappings: serviceMappings, thresholds: selectThresholds(service.thresholds, tenantId), fields, plan: undefined });
   }
   return selected;
 }

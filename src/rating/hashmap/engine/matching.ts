@@ -1,0 +1,89 @@
+/**
+ * How a point's values meet the rules (rating.md §5 steps 3-4): the text form a field mapping is
+ * compared with, and how many threshold levels a quantity or a numeric desc value reaches.
+ */
+import { Exact } from './exact.js';
+
+/** Distinct threshold levels, ascending, and their nearest doubles (NaN: none to trust, see `toApproximateNumber`). */
+export interface PlannedLevels {
+  exact: Exact[];
+  approximations: Float64Array;
+}
+
+/** Numeric text as the engine accepts it for field thresholds (surrounding blanks allowed). */
+const NUMERIC_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/**
+ * Python's `str()` of a desc value as CloudKitty sees it: strings as they are, `true` → `True`,
+ * `null` → `None`, numbers in their shortest form.
+ */
+export function pythonText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  return String(value);
+}
+
+/** The levels, distinct and ascending, with their nearest doubles. */
+export function plannedLevels(levels: readonly Exact[]): PlannedLevels {
+  const sorted = [...levels].sort((left, right) => left.compare(right));
+  const exact = sorted.filter((level, index) => index === 0 || !level.eq(sorted[index - 1]));
+  return { exact, approximations: Float64Array.from(exact, (level) => level.toApproximateNumber()) };
+}
+
+/**
+ * How many of `levels` a desc value reaches (value ≥ level), or 0 when the value is not numeric
+ * (fix: CloudKitty aborted the whole rating run on a non-numeric value for a field with
+ * thresholds). The value's exact decimal is `Exact.from(value)`.
+ */
+export function levelsReachedByValue(levels: PlannedLevels, value: unknown): number {
+  let approximation: number;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return 0;
+    // A JS number is the nearest double of its shortest text (ECMAScript Number::toString).
+    approximation = value;
+  } else if (typeof value === 'string' && NUMERIC_TEXT.test(value)) {
+    // A text of at most 20 characters has at most 20 significant digits, which ECMAScript's
+    // StringToNumber converts to the nearest double.
+    approximation = value.length <= 20 ? Number(value) : Number.NaN;
+  } else {
+    return 0;
+  }
+  return levelsReached(levels, approximation, undefined, value);
+}
+
+/** How many of `levels` a quantity reaches (quantity ≥ level). */
+export function levelsReachedByQuantity(levels: PlannedLevels, quantity: Exact): number {
+  return levels.exact.length === 0 ? 0 : levelsReached(levels, quantity.toApproximateNumber(), quantity, undefined);
+}
+
+/**
+ * How many of the distinct ascending `levels` a value reaches, by bisection. Nearest doubles
+ * decide when they differ (rounding to nearest is monotonic, so a strict order of the doubles is
+ * the order of the decimals); equal or untrusted (NaN) ones fall back to the exact decimals.
+ *
+ * @param approximation - the value's nearest double, or NaN.
+ * @param exact - the value's exact decimal, or undefined to parse `source` if needed.
+ * @param source - the value as given (number or numeric text), for `Exact.from`.
+ */
+function levelsReached(levels: PlannedLevels, approximation: number, exact: Exact | undefined, source: unknown): number {
+  const approximations = levels.approximations;
+  let low = 0;
+  let high = approximations.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const level = approximations[middle];
+    let reached: boolean;
+    if (approximation > level) {
+      reached = true;
+    } else if (approximation < level) {
+      reached = false;
+    } else {
+      exact ??= Exact.from(source as string | number);
+      reached = exact.compare(levels.exact[middle]) >= 0;
+    }
+    if (reached) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
