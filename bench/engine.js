@@ -412,14 +412,13 @@ function tariffIndex(T, services, rules) {
   return T.buildRuleIndex(mappings, thresholds, fields);
 }
 
-/** The pricing loop: what Tariff's quote does per point (desc merge, engine, price += amount). */
+/** The pricing loop: what Tariff's quote does per point (engine on groupby and metadata, price += amount). */
 function tariffPriceAll(T, selected, points, quantities) {
   const prices = new Array(points.length);
   const zero = new T.RatingDecimal(0);
   for (let i = 0; i < points.length; i++) {
     const point = points[i];
-    const desc = { ...point.metadata, ...point.groupby };
-    prices[i] = zero.plus(T.rateHashmapPoint(selected.get(point.service), quantities[i], desc));
+    prices[i] = zero.plus(T.rateHashmapPoint(selected.get(point.service), quantities[i], point.groupby, point.metadata));
   }
   return prices;
 }
@@ -625,7 +624,7 @@ async function runProbes(T, python, dir, timeoutS) {
       let tariff;
       try {
         const desc = JSON.parse(point.raw);
-        tariff = T.priceText(T.rateHashmapPoint(selected.get(point.service), new T.RatingDecimal(point.qty), { ...(desc.metadata ?? {}), ...(desc.groupby ?? {}) }));
+        tariff = T.priceText(T.rateHashmapPoint(selected.get(point.service), new T.RatingDecimal(point.qty), desc.groupby ?? {}, desc.metadata ?? {}));
       } catch (error) {
         tariff = `error: ${error.message}`;
       }
@@ -684,7 +683,7 @@ async function main() {
     const coverage = { priced_nonzero: 0, negative: 0, price_28_digits: 0, 'service mapping': 0, 'field mapping': 0, 'service threshold': 0, 'field threshold': 0, groups_per_point_max: 0 };
     for (let i = 0; i < points.length; i++) {
       const explain = [];
-      const price = T.rateHashmapPoint(selected.get(points[i].service), quantities[i], { ...points[i].metadata, ...points[i].groupby }, explain);
+      const price = T.rateHashmapPoint(selected.get(points[i].service), quantities[i], points[i].groupby, points[i].metadata, explain);
       if (!price.isZero()) coverage.priced_nonzero++;
       if (price.isNegative() && !price.isZero()) coverage.negative++;
       if (price.toString().replace(/[-.]/g, "").replace(/^0+/, "").length >= 28) coverage.price_28_digits++; // the 28-digit context rounded somewhere

@@ -134,7 +134,7 @@ describe('rule selection and matching', () => {
   it('explains what contributed', () => {
     const selected = selectRules(buildRuleIndex([mapping({ mappingId: 'svc', cost: '2' })], [threshold({ thresholdId: 'thr', level: '1', type: 'rate', cost: '0.5' })]), NOW, null);
     const explain: Contribution[] = [];
-    const price = rateHashmapPoint(selected.get('compute'), Exact.from(3), {}, explain);
+    const price = rateHashmapPoint(selected.get('compute'), Exact.from(3), {}, undefined, explain);
     expect(price.toString()).toBe('3');
     expect(explain).toEqual([
       { module: 'hashmap', group: '_DEFAULT_', rule_id: 'svc', kind: 'service mapping', type: 'flat', cost: '2', amount: '3' },
@@ -369,7 +369,7 @@ describe('the engine against the step-by-step reference', () => {
         const expected = referencePrice(referenceRules, Exact.from(quantity), desc).toString();
         expect(rateHashmapPoint(engineRules, Exact.from(quantity), desc).toString(), context).toBe(expected);
         const [explained, referenceExplained]: Contribution[][] = [[], []];
-        expect(rateHashmapPoint(engineRules, Exact.from(quantity), desc, explained).toString(), context).toBe(expected);
+        expect(rateHashmapPoint(engineRules, Exact.from(quantity), desc, undefined, explained).toString(), context).toBe(expected);
         referencePrice(referenceRules, Exact.from(quantity), desc, referenceExplained);
         expect(explained, context).toEqual(referenceExplained);
       }

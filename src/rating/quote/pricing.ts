@@ -61,19 +61,6 @@ function scriptFailure(error: unknown): unknown {
   return error;
 }
 
-/** A point's desc: metadata merged with groupby, groupby winning (no copy when one is empty). */
-export function pointDesc(point: { groupby?: Record<string, unknown>; metadata?: Record<string, unknown> }): Record<string, unknown> {
-  const { groupby, metadata } = point;
-  if (!metadata || isEmpty(metadata)) return groupby ?? NO_DESC;
-  if (!groupby || isEmpty(groupby)) return metadata;
-  return { ...metadata, ...groupby };
-}
-
-function isEmpty(record: Record<string, unknown>): boolean {
-  for (const _key in record) return false;
-  return true;
-}
-
 function decimalOf(value: unknown, where: string): Exact {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new BadRequestError(`Invalid input for ${where}: '${String(value)}' is not a decimal number.`);
@@ -113,7 +100,8 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
         const serviceRules = rules.get(service);
         if (!serviceRules) continue;
         for (const working of points) {
-          working.price = working.price.plus(rateHashmapPoint(serviceRules, working.quantity, pointDesc(working.point), working.explain));
+          const { groupby, metadata } = working.point;
+          working.price = working.price.plus(rateHashmapPoint(serviceRules, working.quantity, groupby ?? NO_DESC, metadata ?? NO_DESC, working.explain));
         }
       }
     } else if (module.name === 'pyscripts') {

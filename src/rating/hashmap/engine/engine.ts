@@ -34,19 +34,32 @@ export interface Contribution {
 
 const ZERO = Exact.ZERO;
 
+const NO_DESC: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** A desc value, or undefined when absent or only inherited from Object.prototype (a field named `constructor`). */
+function ownValue(desc: Readonly<Record<string, unknown>>, name: string): unknown {
+  const value = desc[name];
+  return typeof value === 'function' ? undefined : value;
+}
+
 /**
  * Prices one point.
  *
+ * CloudKitty compat: a point's desc is its metadata merged with its groupby, groupby winning;
+ * the two are read in that order instead of being merged (no copy per point).
+ *
  * @param rules - the selected rules of the point's service (undefined: the service has none).
  * @param quantity - the point's `vol.qty`.
- * @param desc - metadata merged with groupby (a JSON object: values are never functions).
+ * @param groupby - the point's groupby (a JSON object: values are never functions).
+ * @param metadata - the point's metadata, for the fields its groupby lacks.
  * @param explain - when given, receives one entry per rule that contributed.
  * @returns the amount to add to the point's price (per collection period).
  */
 export function rateHashmapPoint(
   rules: SelectedServiceRules | undefined,
   quantity: Exact,
-  desc: Readonly<Record<string, unknown>>,
+  groupby: Readonly<Record<string, unknown>>,
+  metadata: Readonly<Record<string, unknown>> = NO_DESC,
   explain?: Contribution[],
 ): Exact {
   if (!rules) return ZERO;
@@ -54,9 +67,9 @@ export function rateHashmapPoint(
   const state = plan.state;
   state.begin(plan.starts[levelsReachedByQuantity(plan.quantityLevels, quantity)], explain !== undefined);
   for (const field of plan.fields) {
-    const value = desc[field.name];
-    // Absent, or only inherited from Object.prototype (a field named `constructor`).
-    if (value === undefined || typeof value === 'function') continue;
+    let value = ownValue(groupby, field.name);
+    if (value === undefined) value = ownValue(metadata, field.name);
+    if (value === undefined) continue;
     const effect = field.effects.get(value) ?? fieldEffect(field, value);
     for (const mapping of effect.mappings) state.applyMapping(mapping);
     for (const threshold of effect.thresholds) state.consider(threshold);
