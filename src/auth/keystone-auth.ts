@@ -3,7 +3,7 @@
  * `X-Auth-Token`, as behind keystonemiddleware's auth_token in CloudKitty's paste pipeline, and
  * passes the policy rule of its route.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import type { KeystoneSettings } from '../config.js';
 import { sendFault } from '../http/faults.js';
 import { KeystoneClient, type KeystoneIdentity } from './keystone.js';
@@ -41,10 +41,10 @@ export function credentialsOf(identity: KeystoneIdentity): PolicyCredentials {
   };
 }
 
-function tokenOf(request: FastifyRequest): string | undefined {
+/** The request's `X-Auth-Token` as sent (the cache key), or undefined. */
+function rawTokenOf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-auth-token'];
-  const token = (Array.isArray(header) ? header[0] : header)?.trim();
-  return token && TOKEN_SHAPE.test(token) ? token : undefined;
+  return Array.isArray(header) ? header[0] : header;
 }
 
 /** What {@link installKeystoneAuth} needs; `client` replaces the real Keystone client (tests). */
@@ -63,8 +63,10 @@ export interface KeystoneAuthOptions {
  *
  * Each route gets its own hook with its rule decided at registration; a cached token costs a map
  * lookup and a remembered policy decision, no promise.
+ *
+ * @returns the guard for unknown routes (any valid token), for the not-found handler.
  */
-export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, client }: KeystoneAuthOptions): void {
+export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, client }: KeystoneAuthOptions): preHandlerHookHandler {
   const keystone = client ?? new KeystoneClient(settings);
   const tokens = new TokenCache((token) => keystone.validate(token), settings.tokenCacheMs);
   const challenge = `Keystone uri="${settings.wwwAuthenticateUri}"`;
@@ -94,8 +96,11 @@ export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, 
       }
     };
     return function authenticate(request, reply, done) {
-      const token = tokenOf(request);
-      const found = token === undefined ? null : tokens.identify(token);
+      const raw = rawTokenOf(request);
+      // A cached token is its own proof of shape; only new ones are checked before Keystone is asked.
+      const cached = raw === undefined ? undefined : tokens.cached(raw);
+      const token = cached || raw === undefined ? undefined : raw.trim();
+      const found = cached ?? (token !== undefined && TOKEN_SHAPE.test(token) ? tokens.identify(token) : null);
       if (found instanceof Promise) found.then((identity) => admit(identity, request, reply, done), done);
       else admit(found, request, reply, done);
     };
@@ -108,10 +113,7 @@ export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, 
     const hooks = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [guard(policyRuleFor(method === 'HEAD' ? 'GET' : method, route.url)), ...hooks];
   });
-  // Unknown routes: a caller without a valid token learns nothing, not even that the route is unknown.
-  const unknownRoute = guard(null);
-  app.addHook('onRequest', function (request, reply, done) {
-    if (request.is404) unknownRoute.call(this, request, reply, done);
-    else done();
-  });
+  // Unknown routes: a caller without a valid token learns nothing, not even that the route is
+  // unknown; the not-found handler runs this guard first.
+  return guard(null) as unknown as preHandlerHookHandler;
 }

@@ -34,10 +34,8 @@ export class TokenCache {
    * @throws what `validate` throws (IdentityUnavailableError), to this request only.
    */
   identify(token: string): KeystoneIdentity | null | Promise<KeystoneIdentity | null> {
-    const entry = this.entries.get(token);
-    const now = Date.now();
-    if (entry && now < entry.until) return entry.identity;
-    if (entry) this.entries.delete(token);
+    const cached = this.cached(token);
+    if (cached) return cached;
     let validation = this.pending.get(token);
     if (!validation) {
       validation = this.validate(token).then(
@@ -54,6 +52,15 @@ export class TokenCache {
       this.pending.set(token, validation);
     }
     return validation;
+  }
+
+  /** The token's identity when it is cached and still trusted; no Keystone call. */
+  cached(token: string): KeystoneIdentity | undefined {
+    const entry = this.entries.get(token);
+    if (entry === undefined) return undefined;
+    if (Date.now() < entry.until) return entry.identity;
+    this.entries.delete(token);
+    return undefined;
   }
 
   private remember(token: string, identity: KeystoneIdentity): void {

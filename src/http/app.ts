@@ -71,7 +71,13 @@ export async function buildApp({ config, database, logger, loggerInstance, sandb
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  installFaultHandling(app);
+  let unknownRouteGuard: ReturnType<typeof installKeystoneAuth> | undefined;
+  if (config.auth === 'keystone' && config.keystone) {
+    const enforcer = new PolicyEnforcer({ policyFile: config.policyFile });
+    for (const warning of enforcer.warnings) app.log.warn({ policyFile: config.policyFile }, warning);
+    unknownRouteGuard = installKeystoneAuth(app, { settings: config.keystone, enforcer, client: keystoneClient });
+  }
+  installFaultHandling(app, { unknownRouteGuard });
   installJsonBodies(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Openstack-Request-Id', request.id);
@@ -88,11 +94,6 @@ export async function buildApp({ config, database, logger, loggerInstance, sandb
     },
   });
 
-  if (config.auth === 'keystone' && config.keystone) {
-    const enforcer = new PolicyEnforcer({ policyFile: config.policyFile });
-    for (const warning of enforcer.warnings) app.log.warn({ policyFile: config.policyFile }, warning);
-    installKeystoneAuth(app, { settings: config.keystone, enforcer, client: keystoneClient });
-  }
   registerRootRoutes(app);
   const rating = { database, snapshots: new RatingSnapshotCache(database), sandbox: () => sandbox, quoteBodyLimit: config.quoteBodyLimitBytes };
   await app.register(ratingRoutes, { prefix: '/v1/rating', ...rating, hidden: false });

@@ -3,7 +3,7 @@
  * `{"faultcode": "Client"|"Server", "faultstring": "<message>", "debuginfo": null}`, and answers
  * unknown routes with 404 and known routes called with the wrong method with 405.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { BadRequestError, TariffError, invalidInput } from '../rating/common/errors.js';
 import { classifyDatabaseError } from '../database/errors.js';
 
@@ -99,7 +99,7 @@ interface KnownRoute {
  * Installs the error handler, the not-found/method-not-allowed handler and the route registry
  * behind them. Call before routes are registered.
  */
-export function installFaultHandling(app: FastifyInstance): void {
+export function installFaultHandling(app: FastifyInstance, options: { unknownRouteGuard?: preHandlerHookHandler } = {}): void {
   const known = new Map<string, KnownRoute>();
   app.addHook('onRoute', (route) => {
     const url = route.url.replace(/\/+$/, '') || '/';
@@ -109,7 +109,8 @@ export function installFaultHandling(app: FastifyInstance): void {
     known.set(url, entry);
   });
 
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+  // Keystone mode: an unknown route is answered only to a caller with a valid token.
+  app.setNotFoundHandler({ preHandler: options.unknownRouteGuard }, (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
     const allowed = new Set<string>();
     for (const entry of known.values()) {

@@ -107,6 +107,17 @@ describe('Keystone mode without a Keystone', () => {
     for (const route of PUBLIC_ROUTES) expect(server.hasRoute({ method: 'GET', url: route }), route).toBe(true);
   });
 
+  it('answers an unknown route 401 without a valid token and 404 with one', async () => {
+    const server = await start(async (token) => (token === TOKEN ? identity(['member']) : null));
+    const anonymous = await server.inject({ method: 'GET', url: '/v1/rating/nothing_here' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toBe('Keystone uri="http://keystone.invalid:5000"');
+    const known = await server.inject({ method: 'GET', url: '/v1/rating/nothing_here', headers: { 'x-auth-token': TOKEN } });
+    expect(known.statusCode).toBe(404);
+    const wrongMethod = await server.inject({ method: 'PATCH', url: '/v1/rating/modules', headers: { 'x-auth-token': 'gAAAAABsomeone-else-0123456789' } });
+    expect(wrongMethod.statusCode).toBe(401);
+  });
+
   it('refuses an incomplete Keystone configuration and a policy file that does not parse', async () => {
     expect(() => loadConfig({ TARIFF_AUTH: 'keystone' })).toThrow(new ConfigurationError('TARIFF_KEYSTONE_AUTH_URL is required with TARIFF_AUTH=keystone'));
     expect(() => loadConfig({ ...KEYSTONE_ENVIRONMENT, TARIFF_KEYSTONE_PASSWORD: '' })).toThrow('TARIFF_KEYSTONE_PASSWORD is required');
