@@ -38,8 +38,9 @@ function versionedRuleColumns(table: Table, context: MigrationContext): Table {
  * already at CloudKitty 23's layout, checked by adoption/inspect.ts) there is nothing to create.
  */
 export async function up(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
+  const schema = context.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const existing = await db.introspection.getTables();
-  if (existing.some((table) => table.name === 'hashmap_services')) return;
+  if (existing.some((table) => table.name === 'hashmap_services' && (schema === undefined || table.schema === schema))) return;
   const types = columnTypes(context.dialect);
   await db.schema
     .createTable('hashmap_services')
