@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { H, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { H, daysFromNow, startTestApp, type TestApp } from '../helpers/app.js';
 import { expectFault, expectNow, API_DATETIME, createField as createNamedField, createGroup as createNamedGroup, createService as createNamedService } from '../helpers/fixtures.js';
 
 const MAPPING_KEYS = [

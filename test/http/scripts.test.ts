@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { P, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { P, daysFromNow, startTestApp, type TestApp } from '../helpers/app.js';
 import { expectFault, expectNow, API_DATETIME } from '../helpers/fixtures.js';
 
 const SCRIPT_KEYS = ['checksum', 'created_at', 'created_by', 'data', 'deleted', 'deleted_by', 'description', 'end', 'name', 'script_id', 'start', 'updated_by'];

@@ -4,7 +4,7 @@
  * the collection URL echoing every attribute) and by path, delete, and the group of a threshold.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { H, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { H, startTestApp, type TestApp } from '../helpers/app.js';
 import { expectFault, createService, createField, createGroup } from '../helpers/fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
