@@ -26,10 +26,10 @@ export interface ModuleState {
 export type DatabaseState = { kind: 'new' } | { kind: 'tariff' } | { kind: 'cloudkitty'; modules: ModuleState[] };
 
 /** Table name → column names, for the tables of the connection's own schema. */
-export type TableColumns = Map<string, string[]>;
+type TableColumns = Map<string, string[]>;
 
 /** Reads the tables and their columns (PostgreSQL: of the current schema only). */
-export async function readTableColumns(database: Database): Promise<TableColumns> {
+async function readTableColumns(database: Database): Promise<TableColumns> {
   let schema: string | undefined;
   if (database.dialect === 'postgres') {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
@@ -96,8 +96,8 @@ async function inspectModule(database: Database, layouts: RatingModuleLayouts, t
  *   unknown alembic revision, columns that match no known layout (a half-finished upgrade), or
  *   CloudKitty 17-22 tables on SQLite (CloudKitty on SQLite is a test setup; not adopted).
  */
-export async function inspectDatabase(database: Database, tables?: TableColumns): Promise<DatabaseState> {
-  const columns = tables ?? (await readTableColumns(database));
+export async function inspectDatabase(database: Database): Promise<DatabaseState> {
+  const columns = await readTableColumns(database);
   if (columns.has('tariff_migration')) return { kind: 'tariff' };
   if (!RATING_TABLES.some((table) => columns.has(table))) return { kind: 'new' };
   const modules: ModuleState[] = [];

@@ -65,7 +65,7 @@ function dropUnique(dialect: DialectName, constraint: string): string {
 const EXACT_TEXT = 'CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin';
 
 /** Names of unique constraints (MySQL: unique indexes) on exactly these columns, in order. */
-export async function uniqueConstraintsOn(database: Database, table: string, columns: string[]): Promise<string[]> {
+async function uniqueConstraintsOn(database: Database, table: string, columns: string[]): Promise<string[]> {
   const wanted = columns.join(',');
   if (database.dialect === 'mysql') {
     const { rows } = await sql<{ name: string; columns: string }>`
