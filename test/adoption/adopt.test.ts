@@ -214,7 +214,7 @@ describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKi
     const usage: Record<string, unknown[]> = {};
     for (const point of POINTS) (usage[point.service] ??= []).push({ vol: { unit: 'unit', qty: point.qty }, metadata: point.metadata, groupby: point.groupby });
     for (const tenant of [null, 'tenant-a']) {
-      const quote = await callServer(server!, 'POST', '/v2/rating/quote', { usage, tenant_id: tenant }, 60_000);
+      const quote = await callServer(server!, 'POST', '/v2/rating/quote', { usage, tenant_id: tenant }, { timeoutMs: 60_000 });
       expect(quote.status, JSON.stringify(quote.body)).toBe(200);
       const seen: Record<string, number> = {};
       const prices = POINTS.map((point) => quote.body.usage[point.service][(seen[point.service] = (seen[point.service] ?? -1) + 1)].rating.price);

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { startPrivateDatabase, type PrivateDatabase, type StopMode } from '../helpers/private-database.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
 const HASHMAP = '/v1/rating/module_config/hashmap';
 const kind = testDatabaseKind();
@@ -33,14 +33,8 @@ interface TimedAnswer {
 async function call(server: ServerProcess, method: string, path: string, body?: unknown): Promise<TimedAnswer> {
   const sentAt = Date.now();
   try {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, sentAt, answeredAt: Date.now() };
+    const answer = await callServer(server, method, path, body);
+    return { status: answer.status, body: answer.body, sentAt, answeredAt: sentAt + answer.milliseconds };
   } catch (error) {
     return { status: 0, body: String(error), sentAt, answeredAt: Date.now() };
   }

@@ -74,25 +74,37 @@ export async function startServerProcess(databaseUrl: string, environment: Recor
   };
 }
 
-/** A JSON answer of a server process. */
+/** An answer of a server process: the body parsed when it is JSON, else its text. */
 export interface Answer {
   status: number;
+  headers: Headers;
   body: any;
+  /** From sending the request to reading the whole answer. */
+  milliseconds: number;
+}
+
+/** Options of {@link callServer}. */
+export interface CallOptions {
+  /** Extra request headers, e.g. `X-Auth-Token`. */
+  headers?: Record<string, string>;
+  timeoutMs?: number;
 }
 
 /**
  * Sends one JSON request to a server process the way the CloudKitty client does
- * (`Content-Type: application/json` on every request), bounded by `timeoutMs`.
+ * (`Content-Type: application/json` on every request), bounded by `timeoutMs` (default 15 s).
  */
-export async function callServer(server: ServerProcess, method: string, path: string, body?: unknown, timeoutMs = 15_000): Promise<Answer> {
+export async function callServer(server: ServerProcess, method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Answer> {
+  const started = Date.now();
   const response = await fetch(`${server.url}${path}`, {
     method,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...options.headers },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
   });
   const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+  const json = response.headers.get('content-type')?.includes('json');
+  return { status: response.status, headers: response.headers, body: text === '' ? undefined : json ? JSON.parse(text) : text, milliseconds: Date.now() - started };
 }
 
 /** Runs `tariff <args>` (e.g. `db upgrade`) on the database and waits; never throws on a non-zero exit. */

@@ -201,7 +201,7 @@ describe('persistence across server processes', () => {
     let exited: Promise<number | null> | undefined;
     // A client that keeps idle connections for a minute, as load balancers do.
     const agent = new Agent({ keepAlive: true, timeout: 60_000 });
-    const answer = new Promise<Answer>((resolve, reject) => {
+    const answer = new Promise<Pick<Answer, 'status' | 'body'>>((resolve, reject) => {
       const request = httpRequest(`${first.url}${H}/mappings/`, {
         agent,
         method: 'POST',

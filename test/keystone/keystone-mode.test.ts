@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { callServer, freePort, startServerProcess, type Answer, type ServerProcess } from '../helpers/server.js';
 import { keystoneModeEnvironment, startKeystone, type Keystone, type KeystoneUser } from './keystone.js';
 
 const H = '/v1/rating/module_config/hashmap';
@@ -19,29 +19,9 @@ const P = '/v1/rating/module_config/pyscripts';
 /** Short-lived tokens, so that one can be seen to expire. */
 const TOKEN_LIFETIME_S = 20;
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-  milliseconds: number;
-}
-
-async function call(server: ServerProcess, method: string, path: string, token?: string, body?: unknown): Promise<Answer> {
-  const started = Date.now();
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { 'x-auth-token': token } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // plain text (healthcheck)
-  }
-  return { status: response.status, headers: response.headers, body: parsed, milliseconds: Date.now() - started };
+/** One request, with the token when given. */
+function call(server: ServerProcess, method: string, path: string, token?: string, body?: unknown): Promise<Answer> {
+  return callServer(server, method, path, body, { headers: token ? { 'x-auth-token': token } : {}, timeoutMs: 30_000 });
 }
 
 function expectFault(answer: Answer, status: number, message: string): void {
