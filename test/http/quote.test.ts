@@ -120,6 +120,20 @@ async function computeService(): Promise<{ service: string; flavor: string; imag
   };
 }
 
+/** Worked case D's rules (rating.md §5): groups, field and service mappings, field thresholds. */
+async function createCaseDRules(): Promise<void> {
+  const c = await computeService();
+  const group = await createGroup(t, 'test_group');
+  const second = await createGroup(t, 'second_test_group');
+  await mapping({ service_id: c.service, cost: '1.00' });
+  await mapping({ field_id: c.flavor, value: 'm1.nano', cost: '1.337', group_id: group });
+  await mapping({ field_id: c.flavor, value: 'm1.tiny', cost: '1.42', group_id: group });
+  await mapping({ field_id: c.image, value: IMAGE_A41, type: 'rate', cost: '1.10', group_id: group });
+  await threshold({ field_id: c.memory, level: '64', cost: '0.15', group_id: group });
+  await threshold({ field_id: c.memory, level: '128', cost: '0.2', group_id: group });
+  await mapping({ field_id: c.vcpus, value: '8', cost: '16.0', group_id: second });
+}
+
 describe('rating.md §5 worked cases, through the API and the v2 quote', () => {
   beforeEach(clearRules);
 
@@ -154,16 +168,7 @@ describe('rating.md §5 worked cases, through the API and the v2 quote', () => {
   });
 
   it('D: groups, mappings and thresholds together', async () => {
-    const c = await computeService();
-    const group = await createGroup(t, 'test_group');
-    const second = await createGroup(t, 'second_test_group');
-    await mapping({ service_id: c.service, cost: '1.00' });
-    await mapping({ field_id: c.flavor, value: 'm1.nano', cost: '1.337', group_id: group });
-    await mapping({ field_id: c.flavor, value: 'm1.tiny', cost: '1.42', group_id: group });
-    await mapping({ field_id: c.image, value: IMAGE_A41, type: 'rate', cost: '1.10', group_id: group });
-    await threshold({ field_id: c.memory, level: '64', cost: '0.15', group_id: group });
-    await threshold({ field_id: c.memory, level: '128', cost: '0.2', group_id: group });
-    await mapping({ field_id: c.vcpus, value: '8', cost: '16.0', group_id: second });
+    await createCaseDRules();
     expect(await priced(POINTS)).toEqual({ prices: ['2.487', '5.564', '34.4', '2.6357'], total: '45.0867' });
   });
 
@@ -642,16 +647,7 @@ describe('body limits and volume', () => {
   beforeEach(clearRules);
 
   it('a 100,000-point quote (> 1 MiB) is priced correctly, in order, well within a few seconds', async () => {
-    const c = await computeService();
-    const group = await createGroup(t, 'test_group');
-    const second = await createGroup(t, 'second_test_group');
-    await mapping({ service_id: c.service, cost: '1.00' });
-    await mapping({ field_id: c.flavor, value: 'm1.nano', cost: '1.337', group_id: group });
-    await mapping({ field_id: c.flavor, value: 'm1.tiny', cost: '1.42', group_id: group });
-    await mapping({ field_id: c.image, value: IMAGE_A41, type: 'rate', cost: '1.10', group_id: group });
-    await threshold({ field_id: c.memory, level: '64', cost: '0.15', group_id: group });
-    await threshold({ field_id: c.memory, level: '128', cost: '0.2', group_id: group });
-    await mapping({ field_id: c.vcpus, value: '8', cost: '16.0', group_id: second });
+    await createCaseDRules();
     const N = 100_000;
     const points = Array.from({ length: N }, (_, index) => {
       const base = POINTS[index % 4];
