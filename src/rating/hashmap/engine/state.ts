@@ -126,22 +126,25 @@ export class PointState {
     if (current === undefined || threshold.levelRank > current.levelRank) this.winners[group] = threshold;
   }
 
-  /** Step 6's start: a field-scoped winner adds to the flat or multiplies the rate; factor = rate × flat. */
-  private factor(group: number): Exact {
-    let flat = this.flats[group];
-    let rate = this.rates[group];
-    const winner = this.winners[group];
-    if (winner !== undefined && winner.scope === 'field') {
-      if (winner.flat) flat = flat.plus(winner.cost);
-      else rate = rate.times(winner.cost);
+  /**
+   * Step 6's start, into `amount`: a field-scoped winner adds to the flat or multiplies the rate,
+   * then factor = rate × flat (a product's rounding depends on its value only, so the order of
+   * the two factors does not matter).
+   */
+  private factorInto(amount: ExactAccumulator, group: number, fieldWinner: PlannedThreshold | undefined): void {
+    const flat = this.flats[group];
+    const rate = this.rates[group];
+    if (fieldWinner === undefined) {
+      if (flat.isZero()) amount.set(ZERO);
+      else amount.set(flat).multiply(rate);
+    } else if (fieldWinner.flat) {
+      amount.set(flat).add(fieldWinner.cost);
+      if (!amount.isZero()) amount.multiply(rate);
+    } else if (flat.isZero()) {
+      amount.set(ZERO);
+    } else {
+      amount.set(rate).multiply(fieldWinner.cost).multiply(flat);
     }
-    return flat.isZero() ? ZERO : rate.times(flat);
-  }
-
-  /** The group's service-scoped winner, if any. */
-  private serviceWinner(group: number): PlannedThreshold | undefined {
-    const winner = this.winners[group];
-    return winner !== undefined && winner.scope === 'service' ? winner : undefined;
   }
 
   /**
@@ -157,11 +160,10 @@ export class PointState {
     const amount = this.amount;
     for (let index = 0; index < this.size; index += 1) {
       const group = this.order[index];
-      const factor = this.factor(group);
-      if (factor.isZero()) amount.set(ZERO);
-      else amount.set(factor).multiply(quantity);
-      const winner = this.serviceWinner(group);
-      if (winner !== undefined) {
+      const winner = this.winners[group];
+      this.factorInto(amount, group, winner !== undefined && winner.scope === 'field' ? winner : undefined);
+      if (!amount.isZero()) amount.multiply(quantity);
+      if (winner !== undefined && winner.scope === 'service') {
         if (winner.flat) amount.add(winner.cost);
         else amount.multiply(winner.cost);
       }
