@@ -61,6 +61,21 @@ function bigCoefficient(value: Representation): bigint {
 }
 
 /**
+ * `left + sign × right` in numbers when both terms, scaled to the lower exponent, and the result
+ * are safe; NaN otherwise (a large operand's NaN `safe` carries through), and the caller then
+ * goes to BigInt. The result's exponent is the lower one.
+ */
+function safeSum(left: Representation, right: Representation, sign: 1 | -1): number {
+  const shift = left.exponent - right.exponent;
+  if (shift > 15 || shift < -15) return Number.NaN;
+  const scaledLeft = shift > 0 ? left.safe * NUMBER_POWERS[shift] : left.safe;
+  const scaledRight = shift < 0 ? right.safe * NUMBER_POWERS[-shift] : right.safe;
+  if (!(scaledLeft <= MAX_SAFE && scaledLeft >= -MAX_SAFE && scaledRight <= MAX_SAFE && scaledRight >= -MAX_SAFE)) return Number.NaN;
+  const sum = scaledLeft + sign * scaledRight;
+  return sum <= MAX_SAFE && sum >= -MAX_SAFE ? sum : Number.NaN;
+}
+
+/**
  * A mutable exact decimal with the arithmetic of {@link Exact} (28 significant digits, half-even
  * after every operation), for sums and products in a loop: no allocation while values are safe.
  */
@@ -105,21 +120,11 @@ export class ExactAccumulator implements Representation {
   add(value: Representation): this {
     if (value.safe === 0) return this;
     if (this.safe === 0) return this.set(value);
-    if (this.large === null && value.large === null) {
-      // In numbers when both terms, scaled to the lower exponent, and their sum are safe.
-      const shift = this.exponent - value.exponent;
-      if (shift <= 15 && shift >= -15) {
-        const left = shift > 0 ? this.safe * NUMBER_POWERS[shift] : this.safe;
-        const right = shift < 0 ? value.safe * NUMBER_POWERS[-shift] : value.safe;
-        if (left <= MAX_SAFE && left >= -MAX_SAFE && right <= MAX_SAFE && right >= -MAX_SAFE) {
-          const sum = left + right;
-          if (sum <= MAX_SAFE && sum >= -MAX_SAFE) {
-            this.safe = sum;
-            if (shift > 0) this.exponent = value.exponent;
-            return this;
-          }
-        }
-      }
+    const sum = safeSum(this, value, 1);
+    if (sum === sum) {
+      this.safe = sum;
+      if (value.exponent < this.exponent) this.exponent = value.exponent;
+      return this;
     }
     const left = bigCoefficient(this);
     const right = bigCoefficient(value);
@@ -223,17 +228,8 @@ export class Exact implements Representation {
   plus(other: Exact): Exact {
     if (other.safe === 0) return this;
     if (this.safe === 0) return other;
-    if (this.large === null && other.large === null) {
-      const shift = this.exponent - other.exponent;
-      if (shift <= 15 && shift >= -15) {
-        const left = shift > 0 ? this.safe * NUMBER_POWERS[shift] : this.safe;
-        const right = shift < 0 ? other.safe * NUMBER_POWERS[-shift] : other.safe;
-        if (left <= MAX_SAFE && left >= -MAX_SAFE && right <= MAX_SAFE && right >= -MAX_SAFE) {
-          const sum = left + right;
-          if (sum <= MAX_SAFE && sum >= -MAX_SAFE) return new Exact(sum, null, shift > 0 ? other.exponent : this.exponent);
-        }
-      }
-    }
+    const sum = safeSum(this, other, 1);
+    if (sum === sum) return new Exact(sum, null, Math.min(this.exponent, other.exponent));
     return Exact.of(scratch.set(this).add(other));
   }
 
@@ -249,14 +245,8 @@ export class Exact implements Representation {
 
   /** -1, 0 or 1 as this is less than, equal to or greater than `other`. */
   compare(other: Exact): number {
-    if (this.large === null && other.large === null) {
-      const shift = this.exponent - other.exponent;
-      if (shift <= 15 && shift >= -15) {
-        const left = shift > 0 ? this.safe * NUMBER_POWERS[shift] : this.safe;
-        const right = shift < 0 ? other.safe * NUMBER_POWERS[-shift] : other.safe;
-        if (left <= MAX_SAFE && left >= -MAX_SAFE && right <= MAX_SAFE && right >= -MAX_SAFE) return left < right ? -1 : left > right ? 1 : 0;
-      }
-    }
+    const difference = safeSum(this, other, -1);
+    if (difference === difference) return difference < 0 ? -1 : difference > 0 ? 1 : 0;
     let left = bigCoefficient(this);
     let right = bigCoefficient(other);
     if (this.exponent > other.exponent) left *= power(this.exponent - other.exponent);
