@@ -216,20 +216,26 @@ const reference = {
   },
 };
 
+const MINUS_ONE = Exact.from('-1');
+
+/** Parse, sum, difference, product and comparison of two decimal texts, as the reference has them. */
+function expectAsReference(leftText: string, rightText: string): void {
+  const [left, right] = [Exact.from(leftText), Exact.from(rightText)];
+  const [leftReference, rightReference] = [reference.parse(leftText), reference.parse(rightText)];
+  const negated = { coefficient: -rightReference.coefficient, exponent: rightReference.exponent };
+  const context = `${leftText} and ${rightText}`;
+  expect(left.toString(), context).toBe(reference.text(leftReference));
+  expect(left.plus(right).toString(), context).toBe(reference.text(reference.plus(leftReference, rightReference)));
+  expect(left.plus(right.times(MINUS_ONE)).toString(), context).toBe(reference.text(reference.plus(leftReference, negated)));
+  expect(left.times(right).toString(), context).toBe(reference.text(reference.times(leftReference, rightReference)));
+  const difference = reference.plus(leftReference, negated).coefficient;
+  expect(left.compare(right), context).toBe(difference < 0n ? -1 : difference > 0n ? 1 : 0);
+}
+
 describe('exact arithmetic (28 significant digits, half-even) against a BigInt reference', () => {
   it('parses, adds, multiplies, compares and prints as the reference does', () => {
     const random = randomSource(7);
-    for (let round = 0; round < 20000; round += 1) {
-      const [leftText, rightText] = [random.decimal(), random.decimal()];
-      const [left, right] = [Exact.from(leftText), Exact.from(rightText)];
-      const [leftReference, rightReference] = [reference.parse(leftText), reference.parse(rightText)];
-      const context = `${leftText} and ${rightText}`;
-      expect(left.toString(), context).toBe(reference.text(leftReference));
-      expect(left.plus(right).toString(), context).toBe(reference.text(reference.plus(leftReference, rightReference)));
-      expect(left.times(right).toString(), context).toBe(reference.text(reference.times(leftReference, rightReference)));
-      const difference = reference.plus(leftReference, { coefficient: -rightReference.coefficient, exponent: rightReference.exponent }).coefficient;
-      expect(left.compare(right), context).toBe(difference < 0n ? -1 : difference > 0n ? 1 : 0);
-    }
+    for (let round = 0; round < 20000; round += 1) expectAsReference(random.decimal(), random.decimal());
   });
 
   it('keeps exact results beyond 2^53 and rounds half to even at the 28th digit', () => {
@@ -239,6 +245,25 @@ describe('exact arithmetic (28 significant digits, half-even) against a BigInt r
     expect(Exact.from('1234567890123456789012345677').plus(Exact.from('0.5')).toString()).toBe('1234567890123456789012345678');
     expect(Exact.from('9999999999999999999999999999').plus(Exact.from('0.5')).toString()).toBe('10000000000000000000000000000');
     expect(Exact.from('-0.00000000000000000000000000001').times(Exact.from('3')).toString()).toBe('-0.00000000000000000000000000003');
+  });
+
+  it('rounds wide sums and products as the reference does: ties, carries, cancellation, far exponents', () => {
+    const random = randomSource(23);
+    // Digit patterns at the rounding edges: runs of 9s, of 0s, and a 5 at the cut.
+    const pattern = () => {
+      const length = random.integer(1, 30);
+      const kind = random.integer(0, 3);
+      if (kind === 0) return '9'.repeat(length);
+      if (kind === 1) return `${random.integer(1, 9)}${'0'.repeat(length - 1)}`;
+      if (kind === 2) return `${random.digits(Math.min(length, 27))}5${'0'.repeat(random.integer(0, 3))}`;
+      return `${random.integer(1, 9)}${random.digits(length - 1)}`;
+    };
+    const operand = () => `${random.next() < 0.4 ? '-' : ''}${pattern()}e${random.integer(-70, 30)}`;
+    for (let round = 0; round < 20000; round += 1) expectAsReference(operand(), operand());
+    // A value minus itself is zero; long text is rounded once, with what follows the 29th digit.
+    expect(Exact.from('1234567890123456789012345678').plus(Exact.from('-1234567890123456789012345678')).isZero()).toBe(true);
+    expect(Exact.from(`1${'0'.repeat(26)}25${'0'.repeat(40)}1`).toString()).toBe(`1${'0'.repeat(26)}3${'0'.repeat(42)}`);
+    expect(Exact.from(`1${'0'.repeat(26)}25${'0'.repeat(41)}`).toString()).toBe(`1${'0'.repeat(26)}2${'0'.repeat(42)}`);
   });
 
   it('gives an accumulator the results of the same operations on Exact', () => {
