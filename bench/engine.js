@@ -35,6 +35,7 @@ const HELP = `Usage: node bench/engine.js [options]   (build first: npm run buil
   --mappings N      hashmap mappings (default 1000, at least 200)
   --thresholds N    hashmap thresholds (default 100, at least 40)
   --runs N          timed runs per engine, best one reported (default 3)
+  --warmup N        untimed Tariff runs before those, for V8 to compile the engine (default 5)
   --seed N          generator seed (default 42)
   --python PATH     Python with python3-cloudkitty (default /usr/bin/python3)
   --timeout S       limit for the CloudKitty harness, seconds (default 900)
@@ -50,6 +51,7 @@ function options() {
       mappings: { type: 'string', default: '1000' },
       thresholds: { type: 'string', default: '100' },
       runs: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '5' },
       seed: { type: 'string', default: '42' },
       python: { type: 'string', default: '/usr/bin/python3' },
       timeout: { type: 'string', default: '900' },
@@ -73,6 +75,7 @@ function options() {
     mappings: int('mappings', 200),
     thresholds: int('thresholds', 40),
     runs: int('runs', 1),
+    warmup: int('warmup', 0),
     seed: int('seed', 0),
     python: values.python,
     timeoutS: int('timeout', 1),
@@ -669,6 +672,13 @@ async function main() {
     const selected = T.selectRules(tariffIndex(T, services, rules), AT, TENANT);
     const tariffLoadS = Number(process.hrtime.bigint() - loadStart) / 1e9;
     const quantities = points.map((point) => new T.RatingDecimal(point.qty));
+    // Warm-up (untimed, fresh rules each time like the timed runs): V8 compiles the engine's hot
+    // functions while they run, which takes a few runs; a server prices with compiled code.
+    for (let run = 0; run < opts.warmup; run++) {
+      const start = process.hrtime.bigint();
+      tariffPriceAll(T, T.selectRules(tariffIndex(T, services, rules), AT, TENANT), points, quantities);
+      log(`tariff warm-up ${run + 1}/${opts.warmup}: ${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(3)} s`);
+    }
     const tariffTimings = [];
     let tariffPrices;
     for (let run = 0; run < opts.runs; run++) {
@@ -716,7 +726,7 @@ async function main() {
     const lines = [];
     lines.push('## Hashmap engine: Tariff vs CloudKitty');
     lines.push('');
-    lines.push(`${rules.mappings.length} mappings, ${rules.thresholds.length} thresholds, ${points.length} points (seed ${opts.seed}, tenant ${TENANT}); best of ${opts.runs} runs each.`);
+    lines.push(`${rules.mappings.length} mappings, ${rules.thresholds.length} thresholds, ${points.length} points (seed ${opts.seed}, tenant ${TENANT}); best of ${opts.runs} runs each (Tariff after ${opts.warmup} untimed warm-up runs).`);
     lines.push('');
     lines.push('| engine | best (s) | points/s | runs (s) |');
     lines.push('|---|---:|---:|---|');
