@@ -33,7 +33,13 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
-/** Spawns a server on `databaseUrl` and waits until `/healthcheck` answers. */
+/**
+ * How long a server process may take to answer `/healthcheck`: well under a second normally, but
+ * CI machines have been seen to stall every process for tens of seconds.
+ */
+const START_LIMIT_MS = 60_000;
+
+/** Spawns a server on `databaseUrl` and waits until `/healthcheck` answers (at most {@link START_LIMIT_MS}). */
 export async function startServerProcess(databaseUrl: string, environment: Record<string, string> = {}): Promise<ServerProcess> {
   const port = environment.TARIFF_PORT ? Number(environment.TARIFF_PORT) : await freePort();
   const child = spawn(process.execPath, [`${ROOT}/bin/tariff.js`, 'serve'], {
@@ -46,7 +52,7 @@ export async function startServerProcess(databaseUrl: string, environment: Recor
   child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + START_LIMIT_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
     try {
