@@ -46,7 +46,10 @@ export async function startTestApp(options: { databaseUrl?: string; sandbox?: Sc
   const directory = mkdtempSync(join(tmpdir(), 'tariff-test-'));
   const scratch = options.databaseUrl ? undefined : await createScratchDatabase(directory);
   const databaseUrl = options.databaseUrl ?? scratch!.url;
-  const database = openDatabase(databaseUrl);
+  // A generous query timeout: these tests are about behaviour, and a busy CI machine has been seen
+  // to stall a 5,000-row read past the 5 s default. The timeout itself is tested on real server
+  // processes (test/databases/faults.test.ts).
+  const database = openDatabase(databaseUrl, { timeoutMs: 30_000 });
   await migrateToLatest(database);
   const config = { ...loadConfig({}), databaseUrl };
   const app = await buildApp({ config, database, logger: false, sandbox: options.sandbox });
