@@ -50,12 +50,16 @@ describe('rating.md §6 example', () => {
   it('keeps a second run as fast as a call, not a load', async () => {
     const input = frame({ compute: [point('1', { flavor: 'm1.nano' })] });
     await sandbox.run([{ name: 'example', source: EXAMPLE }], input);
+    const before = sandbox.stats();
     const runs = 50;
     const started = performance.now();
     for (let i = 0; i < runs; i++) await sandbox.run([{ name: 'example', source: EXAMPLE }], input);
     const perRun = (performance.now() - started) / runs;
     console.info(`sandbox run latency (1 point, 1 script): ${perRun.toFixed(2)} ms`);
-    expect(perRun).toBeLessThan(100);
+    // The same workers served every run, none was replaced; and a run stays far from the seconds
+    // a pyodide load takes (bench/rating.js measures runs/s).
+    expect(sandbox.stats()).toEqual(before);
+    expect(perRun).toBeLessThan(500);
   });
 });
 
