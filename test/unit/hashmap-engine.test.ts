@@ -305,16 +305,16 @@ function referencePrice(rules: SelectedServiceRules | undefined, quantity: Exact
   const applyMapping = (selected: SelectedMapping, kind: Contribution['kind']) => {
     const state = group(selected.rule.group);
     if (selected.rule.type === 'flat') {
-      if (selected.cost.gt(state.flat)) state.flat = selected.cost;
+      if (selected.cost.compare(state.flat) > 0) state.flat = selected.cost;
     } else {
       state.rate = state.rate.times(selected.cost);
     }
     state.applied.push({ module: 'hashmap', group: selected.rule.group ?? '_DEFAULT_', rule_id: selected.rule.mappingId, kind, type: selected.rule.type, cost: selected.cost.toString() });
   };
   const consider = (threshold: SelectedThreshold, scope: 'service' | 'field', reached: Exact) => {
-    if (reached.lt(threshold.level)) return;
+    if (reached.compare(threshold.level) < 0) return;
     const state = group(threshold.rule.group);
-    if (!state.winner || threshold.level.gt(state.winner.threshold.level)) state.winner = { threshold, scope };
+    if (!state.winner || threshold.level.compare(state.winner.threshold.level) > 0) state.winner = { threshold, scope };
   };
   for (const mapping of rules.mappings) applyMapping(mapping, 'service mapping');
   for (const threshold of rules.thresholds) consider(threshold, 'service', quantity);

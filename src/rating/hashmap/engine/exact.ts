@@ -267,14 +267,6 @@ export class Exact implements Representation {
     return this.safe === 0;
   }
 
-  gt(other: Exact): boolean {
-    return this.compare(other) > 0;
-  }
-
-  lt(other: Exact): boolean {
-    return this.compare(other) < 0;
-  }
-
   /**
    * The double nearest to this value (round half even, as a correctly rounded decimal-to-double
    * conversion gives it), or NaN when it is not had exactly that way: for comparisons that only
