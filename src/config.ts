@@ -48,10 +48,23 @@ export interface TariffConfig {
   policyFile?: string;
   /** pino log level (`TARIFF_LOG_LEVEL`, default `info`). */
   logLevel: string;
-  /** Largest accepted configuration request body in bytes (1 MiB, api.md §1). */
+  /** Largest accepted configuration request body in bytes (`TARIFF_BODY_LIMIT_MB`, default 1 MiB, api.md §1). */
   bodyLimitBytes: number;
+  /**
+   * Largest over-limit body read to its end (and dropped) so the caller can read the 413
+   * (`TARIFF_BODY_DRAIN_LIMIT_MB`, default 64 MiB, at least the quote limit); past it the 413 is
+   * sent at once and the connection closed.
+   */
+  bodyDrainLimitBytes: number;
   /** Largest accepted quote body in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`, default 32 MiB). */
   quoteBodyLimitBytes: number;
+  /** Deepest JSON nesting accepted in a body, the top level being 1 (`TARIFF_JSON_MAX_DEPTH`, default 32). */
+  jsonMaxDepth: number;
+  /**
+   * Quote quantities and prices (the caller's and the scripts') must be 0 or within
+   * [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`, default 100).
+   */
+  maxDecimalExponent: number;
   /** The pyscripts sandbox: warm worker processes (`TARIFF_SANDBOX_WORKERS`, default 2; 0 disables scripts). */
   sandboxWorkers: number;
   /** Wall-clock limit of one script run in ms (`TARIFF_SCRIPT_TIMEOUT_MS`, default 2000). */
@@ -93,8 +106,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigurationError(`TARIFF_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
-  const poolSize = positiveNumber(environment, 'TARIFF_DB_POOL_SIZE', 10);
-  if (!Number.isInteger(poolSize)) throw new ConfigurationError(`TARIFF_DB_POOL_SIZE must be a whole number, got '${environment.TARIFF_DB_POOL_SIZE}'`);
+  const bodyLimitBytes = megabytes(environment, 'TARIFF_BODY_LIMIT_MB', 1);
+  const quoteBodyLimitBytes = megabytes(environment, 'TARIFF_QUOTE_BODY_LIMIT_MB', 32);
   return {
     host: environment.TARIFF_HOST ?? '127.0.0.1',
     port,
@@ -103,12 +116,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     keystone: auth === 'keystone' ? keystoneSettings(environment) : undefined,
     policyFile: environment.TARIFF_POLICY_FILE || undefined,
     logLevel,
-    bodyLimitBytes: 1024 * 1024,
-    quoteBodyLimitBytes: Math.round(positiveNumber(environment, 'TARIFF_QUOTE_BODY_LIMIT_MB', 32) * 1024 * 1024),
+    bodyLimitBytes,
+    quoteBodyLimitBytes,
+    bodyDrainLimitBytes: Math.max(quoteBodyLimitBytes, bodyLimitBytes, megabytes(environment, 'TARIFF_BODY_DRAIN_LIMIT_MB', 64)),
+    jsonMaxDepth: positiveInteger(environment, 'TARIFF_JSON_MAX_DEPTH', 32),
+    maxDecimalExponent: positiveInteger(environment, 'TARIFF_DECIMAL_MAX_EXPONENT', 100),
     sandboxWorkers: environment.TARIFF_SANDBOX_WORKERS === '0' ? 0 : Math.round(positiveNumber(environment, 'TARIFF_SANDBOX_WORKERS', 2)),
     scriptTimeoutMs: positiveNumber(environment, 'TARIFF_SCRIPT_TIMEOUT_MS', 2000),
     scriptMemoryMb: positiveNumber(environment, 'TARIFF_SCRIPT_MEMORY_MB', 256),
-    databasePoolSize: poolSize,
+    databasePoolSize: positiveInteger(environment, 'TARIFF_DB_POOL_SIZE', 10),
     databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
     databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,
   };
@@ -143,4 +159,15 @@ function positiveNumber(environment: NodeJS.ProcessEnv, name: string, fallback: 
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`${name} must be a positive number, got '${text}'`);
   return value;
+}
+
+function positiveInteger(environment: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = positiveNumber(environment, name, fallback);
+  if (!Number.isInteger(value)) throw new ConfigurationError(`${name} must be a whole number, got '${environment[name]}'`);
+  return value;
+}
+
+/** A size setting given in MiB (fractions allowed), in bytes. */
+function megabytes(environment: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  return Math.round(positiveNumber(environment, name, fallback) * 1024 * 1024);
 }

@@ -11,6 +11,8 @@ import type { TariffConfig } from '../config.js';
 import type { Database } from '../database/connection.js';
 import { BadRequestError } from '../rating/common/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
+import { installBodyLimits } from './body-limit.js';
+import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { registerRootRoutes } from './root.js';
 import { ratingRoutes, ratingRoutesV2 } from '../rating/routes.js';
 import { RatingSnapshotCache } from '../rating/snapshot.js';
@@ -50,7 +52,8 @@ const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 export async function buildApp({ config, database, logger, loggerInstance, sandbox, keystoneClient }: AppDependencies): Promise<TariffApp> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
-    bodyLimit: config.bodyLimitBytes,
+    // Each route's own limit is enforced by installBodyLimits; Fastify stops only past the hard cap.
+    bodyLimit: config.bodyDrainLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // Errors the router raises before any route is chosen get the WSME fault body too: a
     // malformed URL (bad percent-encoding) is a 400; a path segment too long to be any id is not
@@ -78,7 +81,8 @@ export async function buildApp({ config, database, logger, loggerInstance, sandb
     unknownRouteGuard = installKeystoneAuth(app, { settings: config.keystone, enforcer, client: keystoneClient });
   }
   installFaultHandling(app, { unknownRouteGuard });
-  installJsonBodies(app);
+  installBodyLimits(app, { defaultBytes: config.bodyLimitBytes, drainBytes: config.bodyDrainLimitBytes });
+  installJsonBodies(app, config.jsonMaxDepth);
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Openstack-Request-Id', request.id);
   });
@@ -95,7 +99,7 @@ export async function buildApp({ config, database, logger, loggerInstance, sandb
   });
 
   registerRootRoutes(app);
-  const rating = { database, snapshots: new RatingSnapshotCache(database), sandbox: () => sandbox, quoteBodyLimit: config.quoteBodyLimitBytes };
+  const rating = { database, snapshots: new RatingSnapshotCache(database), sandbox: () => sandbox, quoteBodyLimit: config.quoteBodyLimitBytes, maxDecimalExponent: config.maxDecimalExponent };
   await app.register(ratingRoutes, { prefix: '/v1/rating', ...rating, hidden: false });
   await app.register(ratingRoutes, { prefix: '/v1/billing', ...rating, hidden: true });
   await app.register(ratingRoutesV2, { prefix: '/v2/rating', ...rating, hidden: false });
@@ -105,35 +109,27 @@ export async function buildApp({ config, database, logger, loggerInstance, sandb
 /**
  * JSON is the only body type: an empty body is no body (the client sends
  * `Content-Type: application/json` on GET and DELETE without one), malformed JSON is a 400 fault,
- * and a write with any other content type is refused by Fastify with 415.
+ * and a write with any other content type is refused by Fastify with 415. Bodies and query
+ * strings must be valid UTF-8 and well-formed text without NUL, JSON at most `maxDepth` deep
+ * (`TARIFF_JSON_MAX_DEPTH`) and without `__proto__` keys: a 400 otherwise, before validation or
+ * any handler walks them (`JSON.parse` itself is not recursive).
  */
-function installJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body !== 'string' || body.trim() === '') return done(null, undefined);
-    parseJson(request, body, (error, value) => {
-      if (error) done(new BadRequestError(`Request is not in valid JSON format: ${error.message}`), undefined);
-      else done(null, value);
-    });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      const text = decodeUtf8Body(body as Buffer);
+      done(null, text.trim() === '' ? undefined : JSON.parse(text));
+    } catch (error) {
+      if (error instanceof SyntaxError) done(new BadRequestError(`Request is not in valid JSON format: ${error.message}`), undefined);
+      else done(error as Error, undefined);
+    }
   });
   app.addHook('preValidation', async (request) => {
     // DELETE may carry its arguments in a body or not at all: validate an absent body as `{}`.
     if (request.method === 'DELETE' && request.body === undefined) request.body = {};
-    // No database stores NUL in text (PostgreSQL refuses it): a 400, not a 500.
-    const where = findNul(request.query, 'query') ?? findNul(request.body, 'body');
-    if (where) throw new BadRequestError(`Invalid input in ${where}: text must not contain the NUL character (\\u0000).`);
+    checkQueryEncoding(request.url);
+    checkInputText(request.query, 'query', maxDepth);
+    checkInputText(request.body, 'body', maxDepth);
   });
-}
-
-/** Where a NUL character hides in a parsed query or JSON value (`body.name`), or undefined. */
-function findNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\0')) return path;
-    const found = findNul(item, `${path}.${key}`);
-    if (found) return found;
-  }
-  return undefined;
 }

@@ -2,6 +2,7 @@
  * What handlers read from a request the way CloudKitty's client sends it: arguments from the path,
  * the query string or the JSON body; the acting user; absolute `Location` URLs.
  */
+import { isUtf8 } from 'node:buffer';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError } from '../rating/common/errors.js';
 import { isUuid } from '../rating/common/schemas.js';
@@ -49,13 +50,27 @@ const USER_ID_WIDTH = 255;
 /**
  * The acting user recorded in `created_by` / `updated_by` / `deleted_by`: the validated token's
  * user id in Keystone mode (fix: CloudKitty asked Keystone again on every write); in noauth mode
- * the `X-User-Id` header, else `unknown` (CloudKitty compat).
+ * the `X-User-Id` header read as UTF-8, else `unknown` (CloudKitty compat).
+ *
+ * @throws BadRequestError when the header's bytes are not UTF-8 (Node hands headers over as
+ *   Latin-1: without the check they would be stored altered).
  */
 export function actingUser(request: FastifyRequest): string {
   if (request.identity) return request.identity.userId;
   const header = request.headers['x-user-id'];
-  const user = (Array.isArray(header) ? header[0] : header)?.trim();
-  return user ? user.slice(0, USER_ID_WIDTH) : 'unknown';
+  const raw = Array.isArray(header) ? header[0] : header;
+  if (raw === undefined) return 'unknown';
+  const bytes = Buffer.from(raw, 'latin1');
+  if (!isUtf8(bytes)) throw new BadRequestError('Invalid input in header X-User-Id: not valid UTF-8 text.');
+  const user = bytes.toString('utf8').trim();
+  return user ? truncateCodePoints(user, USER_ID_WIDTH) : 'unknown';
+}
+
+/** The first `length` UTF-16 units of `text`, never cutting a surrogate pair in two. */
+function truncateCodePoints(text: string, length: number): string {
+  if (text.length <= length) return text;
+  const code = text.charCodeAt(length - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }
 
 function firstHeader(request: FastifyRequest, name: string): string | undefined {

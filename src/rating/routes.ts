@@ -24,12 +24,14 @@ export interface RatingRouteOptions {
   /** The pyscripts sandbox (runs and compiles scripts), when available. */
   sandbox: () => (ScriptRunner & ScriptCompiler) | undefined;
   quoteBodyLimit: number;
+  /** Quote quantities must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
+  maxDecimalExponent: number;
   /** Hide from the OpenAPI document (the alias). */
   hidden: boolean;
 }
 
 /** `/v1/rating` (and its alias): modules, quote, `module_config/hashmap/...`, `module_config/pyscripts/...`. */
-export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, hidden }) => {
+export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, maxDecimalExponent, hidden }) => {
   const repositories = {
     catalog: new HashmapCatalogRepository(database),
     mappings: new MappingRepository(database),
@@ -37,13 +39,13 @@ export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, 
   };
   const modules = new ModuleRepository(database);
   await app.register(moduleRoutesV1, { modules, onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV1, { snapshots, scripts: sandbox, bodyLimit: quoteBodyLimit, hidden });
+  await app.register(quoteRoutesV1, { snapshots, scripts: sandbox, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
   await app.register(hashmapRoutes, { prefix: '/module_config/hashmap', repositories, hidden });
   await app.register(pyscriptsRoutes, { prefix: '/module_config/pyscripts', scripts: new ScriptRepository(database), compiler: sandbox, hidden });
 };
 
 /** `/v2/rating`: modules and quote. */
-export const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, hidden }) => {
+export const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, maxDecimalExponent, hidden }) => {
   await app.register(moduleRoutesV2, { modules: new ModuleRepository(database), onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV2, { snapshots, scripts: sandbox, bodyLimit: quoteBodyLimit, hidden });
+  await app.register(quoteRoutesV2, { snapshots, scripts: sandbox, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
 };

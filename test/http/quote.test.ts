@@ -341,10 +341,10 @@ describe('v2 quote: the dataframe', () => {
     expectFault(
       await t.post(Q2, { usage: { compute: [point('1'), point('abc')] } }),
       400,
-      "Invalid input for usage.compute[1].vol.qty: 'abc' is not a decimal number.",
+      "Invalid input for field/attribute usage.compute[1].vol.qty. Value: 'abc'. Value must be a finite decimal number.",
     );
     for (const qty of ['', 'NaN', 'Infinity', '1,5', '0x10']) {
-      expectFault(await t.post(Q2, { usage: { compute: [point(qty)] } }), 400, `Invalid input for usage.compute[0].vol.qty: '${qty}' is not a decimal number.`);
+      expectFault(await t.post(Q2, { usage: { compute: [point(qty)] } }), 400, `Invalid input for field/attribute usage.compute[0].vol.qty. Value: '${qty}'. Value must be a finite decimal number.`);
     }
     for (const qty of [true, null, { n: 1 }]) {
       const response = await t.post(Q2, { usage: { compute: [{ vol: { unit: 'x', qty } }] } });
@@ -355,7 +355,7 @@ describe('v2 quote: the dataframe', () => {
     // With hashmap disabled the quantity is still checked.
     await setHashmap(false);
     try {
-      expectFault(await t.post(Q2, { usage: { compute: [point('abc')] } }), 400, "Invalid input for usage.compute[0].vol.qty: 'abc' is not a decimal number.");
+      expectFault(await t.post(Q2, { usage: { compute: [point('abc')] } }), 400, "Invalid input for field/attribute usage.compute[0].vol.qty. Value: 'abc'. Value must be a finite decimal number.");
     } finally {
       await setHashmap(true);
     }
@@ -435,7 +435,7 @@ describe('v1 quote', () => {
       expect(response.status, `${JSON.stringify(body)} → ${response.text}`).toBe(400);
       expect(response.body.faultcode).toBe('Client');
     }
-    expect((await t.post(Q1, { resources: [{ service: 'compute', volume: 'x' }] })).body.faultstring).toMatch(/'x' is not a decimal number/);
+    expect((await t.post(Q1, { resources: [{ service: 'compute', volume: 'x' }] })).body.faultstring).toMatch(/resources\[0\]\.volume\. Value: 'x'\. Value must be a finite decimal number/);
     expect((await t.post(Q1, { resources: [{ service: 'compute', volume: 1, colour: 'red' }] })).body.faultstring).toMatch(/colour/);
   });
 

@@ -3,13 +3,14 @@
  * adds its amounts to each point's price, pyscripts hands the dataframe to the scripts active at
  * the rating time (in name order), noop does nothing. Exact decimals throughout.
  */
-import { BadRequestError, TariffError } from '../common/errors.js';
+import { TariffError } from '../common/errors.js';
 import { Exact } from '../hashmap/engine/exact.js';
 import { rateHashmapPoint, type Contribution } from '../hashmap/engine/engine.js';
 import { selectRules } from '../hashmap/engine/select.js';
 import { ratingOrder } from '../modules/catalog.js';
 import { SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from '../pyscripts/sandbox/index.js';
 import type { RatingSnapshot } from '../snapshot.js';
+import { inputDecimal, scriptDecimal } from './decimals.js';
 import type { Point, Usage } from './schemas.js';
 
 /** A dataframe as JSON (rating.md §1), decimals as text. */
@@ -32,6 +33,8 @@ export interface PricingOptions {
   /** Collect each point's contributions. */
   explain: boolean;
   period: { begin: string; end: string };
+  /** Quantities and prices must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
+  maxDecimalExponent: number;
 }
 
 /** A priced dataframe. */
@@ -61,12 +64,6 @@ function scriptFailure(error: unknown): unknown {
   return error;
 }
 
-function decimalOf(value: unknown, where: string): Exact {
-  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new BadRequestError(`Invalid input for ${where}: '${String(value)}' is not a decimal number.`);
-  return Exact.from(text);
-}
-
 interface WorkingPoint {
   point: Point & Record<string, unknown>;
   quantity: Exact;
@@ -77,7 +74,8 @@ interface WorkingPoint {
 /**
  * Prices `usage` with the snapshot's enabled modules.
  *
- * @throws BadRequestError for a non-numeric quantity; the script runner's errors (422, 5xx);
+ * @throws BadRequestError for a quantity that is not a decimal in range; 422 for one the scripts
+ *   left; the script runner's errors (422, 5xx);
  *   SandboxUnavailableError when scripts must run and `scripts` is undefined.
  */
 export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options: PricingOptions, scripts: ScriptRunner | undefined): Promise<PricedDataframe> {
@@ -87,7 +85,7 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
       service,
       points.map((point, index) => ({
         point: point as WorkingPoint['point'],
-        quantity: decimalOf(point.vol.qty, `usage.${service}[${index}].vol.qty`),
+        quantity: inputDecimal(point.vol.qty, `usage.${service}[${index}].vol.qty`, options.maxDecimalExponent),
         price: Exact.ZERO,
         explain: options.explain ? [] : undefined,
       })),
@@ -111,7 +109,7 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
       const result = await scripts.run(active.map(({ name, source }) => ({ name, source })), toJson(services, options.period, false)).catch((error: unknown) => {
         throw scriptFailure(error);
       });
-      services = fromJson(result, services);
+      services = fromJson(result, services, options.maxDecimalExponent, active);
     }
   }
   let total = Exact.ZERO;
@@ -120,7 +118,8 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
 }
 
 function toJson(services: Map<string, WorkingPoint[]>, period: PricingOptions['period'], explain: boolean): JsonDataframe {
-  const usage: JsonDataframe['usage'] = {};
+  // Service names are caller text: a null-prototype object keeps `__proto__` an ordinary key.
+  const usage: JsonDataframe['usage'] = Object.create(null) as JsonDataframe['usage'];
   for (const [service, points] of services) {
     usage[service] = points.map((working) => {
       const point = { ...working.point, vol: { ...working.point.vol, qty: working.quantity.toString() }, rating: { price: working.price.toString() } };
@@ -134,7 +133,7 @@ function toJson(services: Map<string, WorkingPoint[]>, period: PricingOptions['p
  * Reads back the dataframe the scripts left. A point keeps its earlier contributions (`explain`)
  * when its service still has as many points as before.
  */
-function fromJson(dataframe: JsonDataframe, before: Map<string, WorkingPoint[]>): Map<string, WorkingPoint[]> {
+function fromJson(dataframe: JsonDataframe, before: Map<string, WorkingPoint[]>, maxExponent: number, scripts: readonly { name: string }[]): Map<string, WorkingPoint[]> {
   const services = new Map<string, WorkingPoint[]>();
   for (const [service, points] of Object.entries(dataframe.usage)) {
     const previous = before.get(service);
@@ -143,8 +142,8 @@ function fromJson(dataframe: JsonDataframe, before: Map<string, WorkingPoint[]>)
       service,
       points.map((point, index) => ({
         point: point as WorkingPoint['point'],
-        quantity: decimalOf(point.vol?.qty, `usage.${service}[${index}].vol.qty`),
-        price: decimalOf(point.rating?.price ?? '0', `usage.${service}[${index}].rating.price`),
+        quantity: scriptDecimal(point.vol?.qty, `usage.${service}[${index}].vol.qty`, maxExponent, scripts),
+        price: scriptDecimal(point.rating?.price ?? '0', `usage.${service}[${index}].rating.price`, maxExponent, scripts),
         explain: sameShape ? previous[index].explain : previous?.[0]?.explain ? [] : undefined,
       })),
     );

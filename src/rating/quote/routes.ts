@@ -6,6 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseDateTime } from '../common/datetime.js';
 import type { RatingSnapshotCache } from '../snapshot.js';
+import { inputDecimal } from './decimals.js';
 import { priceUsage, type ScriptRunner } from './pricing.js';
 import { QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
 
@@ -15,6 +16,8 @@ export interface QuoteRouteOptions {
   /** The pyscripts sandbox, when available. */
   scripts: () => ScriptRunner | undefined;
   bodyLimit: number;
+  /** Quantities must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
+  maxDecimalExponent: number;
   hidden: boolean;
 }
 
@@ -37,34 +40,36 @@ function descOf(desc: Record<string, unknown> | undefined): { groupby: Record<st
 }
 
 /** `POST /v1/rating/quote`. */
-export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, hidden }) => {
+export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, maxDecimalExponent, hidden }) => {
   app.post(
     '/quote',
-    { bodyLimit, config: { bodyName: 'res_data' }, schema: { hide: hidden, tags: ['quote'], summary: 'Price resources with the enabled modules (total as a bare number)', body: QuoteV1Body } },
+    { config: { bodyName: 'res_data', maxBodyBytes: bodyLimit }, schema: { hide: hidden, tags: ['quote'], summary: 'Price resources with the enabled modules (total as a bare number)', body: QuoteV1Body } },
     async (request, reply) => {
-      const usage: Usage = {};
-      for (const resource of request.body.resources) {
+      // Service names are caller text (`constructor`, `__proto__`): a null-prototype object.
+      const usage: Usage = Object.create(null) as Usage;
+      for (const [index, resource] of request.body.resources.entries()) {
+        inputDecimal(resource.volume, `resources[${index}].volume`, maxDecimalExponent);
         (usage[resource.service] ??= []).push({ vol: { unit: 'undefined', qty: resource.volume }, ...descOf(resource.desc) });
       }
       const now = new Date();
       const end = new Date(now.getTime() + HOUR_MS);
-      const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, explain: false, period: { begin: now.toISOString(), end: end.toISOString() } }, scripts());
+      const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, explain: false, period: { begin: now.toISOString(), end: end.toISOString() }, maxDecimalExponent }, scripts());
       return reply.type('application/json; charset=utf-8').send(priced.total.toString());
     },
   );
 };
 
 /** `POST /v2/rating/quote`. */
-export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, hidden }) => {
+export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, maxDecimalExponent, hidden }) => {
   app.post(
     '/quote',
-    { bodyLimit, config: { bodyName: 'quote' }, schema: { hide: hidden, tags: ['quote'], summary: 'Price whole dataframes for a tenant at a time, optionally explained', body: QuoteV2Body } },
+    { config: { bodyName: 'quote', maxBodyBytes: bodyLimit }, schema: { hide: hidden, tags: ['quote'], summary: 'Price whole dataframes for a tenant at a time, optionally explained', body: QuoteV2Body } },
     async (request, reply) => {
       const body = request.body;
       const begin = body.period ? parseDateTime(body.period.begin, 'period.begin') : undefined;
       const at = body.at !== undefined ? parseDateTime(body.at, 'at') : (begin ?? new Date());
       const period = body.period ?? { begin: at.toISOString(), end: new Date(at.getTime() + HOUR_MS).toISOString() };
-      const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, explain: body.explain ?? false, period }, scripts());
+      const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, explain: body.explain ?? false, period, maxDecimalExponent }, scripts());
       // A 100,000-point answer: plain JSON.stringify, no response schema to walk.
       return reply.type('application/json; charset=utf-8').send(JSON.stringify({ total: priced.total.toString(), period: priced.dataframe.period, usage: priced.dataframe.usage }));
     },

@@ -75,6 +75,61 @@ function safeSum(left: Representation, right: Representation, sign: 1 | -1): num
   return sum <= MAX_SAFE && sum >= -MAX_SAFE ? sum : Number.NaN;
 }
 
+/** Exponent distance beyond which a sum's smaller term may be a sticky unit (see {@link stickyBelow}). */
+const STICKY_DISTANCE = 2 * PRECISION + 4;
+
+/**
+ * The smaller term of a sum, `small × 10^smallExponent`, as a unit of its sign at least two digits below
+ * the rounding digit of the larger term `large × 10^largeExponent` when every digit of it lies
+ * lower still; the term as it is otherwise. Such a term cannot change the rounded sum's digits,
+ * only the rounding, which depends on its sign alone: the sum rounds the same with the unit.
+ */
+function stickyBelow(large: bigint, largeExponent: number, small: bigint, smallExponent: number): [bigint, number] {
+  if (small === 0n || large === 0n) return [small, smallExponent];
+  const stickyExponent = largeExponent + digitCount(large < 0n ? -large : large) - PRECISION - 3;
+  const smallTop = smallExponent + digitCount(small < 0n ? -small : small);
+  if (smallTop > stickyExponent) return [small, smallExponent];
+  return [small < 0n ? -1n : 1n, stickyExponent];
+}
+
+/**
+ * The exponent of a non-zero value's leading digit (Python's `Decimal.adjusted()`): 2 for 123,
+ * -3 for 0.00123; 0 for zero.
+ */
+function adjustedExponent(value: Representation): number {
+  if (value.safe === 0) return 0;
+  const coefficient = value.large ?? value.safe;
+  const magnitude = typeof coefficient === 'bigint' ? (coefficient < 0n ? -coefficient : coefficient) : BigInt(Math.abs(coefficient));
+  return value.exponent + digitCount(magnitude) - 1;
+}
+
+/** Exponents of parsed text are clamped to ±10^15: far beyond any range the engine computes in, still ordered. */
+const LARGEST_EXPONENT = 1e15;
+
+/**
+ * The significant digits of decimal text (`whole` and `fraction` digits, the point between them)
+ * as a coefficient and exponent, rounded to {@link PRECISION} digits, in time linear in the text:
+ * leading and trailing zeros are dropped as text and digits past the 29th are reduced to a sticky
+ * unit before any BigInt is built.
+ */
+function significantDigits(whole: string, fraction: string, exponent: number): { digits: string; exponent: number } {
+  let digits = `${whole}${fraction}`;
+  let scale = exponent - fraction.length;
+  let first = 0;
+  while (first < digits.length && digits.charCodeAt(first) === 48) first += 1;
+  let end = digits.length;
+  while (end > first && digits.charCodeAt(end - 1) === 48) end -= 1;
+  scale += digits.length - end;
+  digits = digits.slice(first, end);
+  const kept = PRECISION + 1;
+  if (digits.length > kept + 1) {
+    // The 29 leading digits and a sticky 1 for the (non-zero: trailing zeros are gone) rest.
+    scale += digits.length - kept - 1;
+    digits = `${digits.slice(0, kept)}1`;
+  }
+  return digits === '' ? { digits: '0', exponent: 0 } : { digits, exponent: scale };
+}
+
 /**
  * A mutable exact decimal with the arithmetic of {@link Exact} (28 significant digits, half-even
  * after every operation), for sums and products in a loop: no allocation while values are safe.
@@ -126,12 +181,24 @@ export class ExactAccumulator implements Representation {
       if (value.exponent < this.exponent) this.exponent = value.exponent;
       return this;
     }
-    const left = bigCoefficient(this);
-    const right = bigCoefficient(value);
-    const shift = this.exponent - value.exponent;
-    if (shift === 0) return this.setBig(left + right, this.exponent);
-    if (shift > 0) return this.setBig(left * power(shift) + right, value.exponent);
-    return this.setBig(left + right * power(-shift), this.exponent);
+    let left = bigCoefficient(this);
+    let right = bigCoefficient(value);
+    let leftExponent = this.exponent;
+    let rightExponent = value.exponent;
+    // fix (issue 11): a term entirely below the rounding digit of the other only decides the
+    // rounding; it is replaced by a sticky unit just below that digit, so the cost of a sum never
+    // grows with the distance between the exponents (1 + 1e-300000 built 10^300000 before).
+    if (leftExponent - rightExponent > STICKY_DISTANCE) [right, rightExponent] = stickyBelow(left, leftExponent, right, rightExponent);
+    else if (rightExponent - leftExponent > STICKY_DISTANCE) [left, leftExponent] = stickyBelow(right, rightExponent, left, leftExponent);
+    return this.setSum(left, leftExponent, right, rightExponent);
+  }
+
+  /** Takes `left × 10^leftExponent + right × 10^rightExponent`, rounded. */
+  private setSum(left: bigint, leftExponent: number, right: bigint, rightExponent: number): this {
+    const shift = leftExponent - rightExponent;
+    if (shift === 0) return this.setBig(left + right, leftExponent);
+    if (shift > 0) return this.setBig(left * power(shift) + right, rightExponent);
+    return this.setBig(left + right * power(-shift), leftExponent);
   }
 
   /** Takes `coefficient × 10^exponent` rounded to 28 significant digits, half-even. */
@@ -204,24 +271,16 @@ export class Exact implements Representation {
     const text = typeof value === 'number' ? String(value) : value.trim();
     const match = DECIMAL_TEXT.exec(text);
     if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new RangeError(`not a decimal number: '${text}'`);
-    const [, sign, whole, fraction = '', exponent = '0'] = match;
-    const digits = `${whole}${fraction}`;
-    let scale = Number(exponent) - fraction.length;
-    // Trailing zeros carry no value (costs arrive as `0.0100000000000000000000000000`): without
-    // them products stay short and need no rounding; the results are the same numbers.
+    const [, sign, whole, fraction = '', exponentText = '0'] = match;
+    const exponent = Math.max(-LARGEST_EXPONENT, Math.min(LARGEST_EXPONENT, Number(exponentText)));
+    const { digits, exponent: scale } = significantDigits(whole, fraction, exponent);
+    // Trailing zeros are gone (costs arrive as `0.0100000000000000000000000000`): products stay
+    // short and need no rounding; the results are the same numbers.
     if (digits.length <= 15) {
-      let coefficient = Number(digits);
-      while (coefficient !== 0 && coefficient % 10 === 0) {
-        coefficient /= 10;
-        scale += 1;
-      }
+      const coefficient = Number(digits);
       return new Exact(sign === '-' ? -coefficient : coefficient, null, scale);
     }
-    let coefficient = BigInt(digits);
-    while (coefficient !== 0n && coefficient % 10n === 0n) {
-      coefficient /= 10n;
-      scale += 1;
-    }
+    const coefficient = BigInt(digits);
     return Exact.of(scratch.setBig(sign === '-' ? -coefficient : coefficient, scale));
   }
 
@@ -247,6 +306,16 @@ export class Exact implements Representation {
   compare(other: Exact): number {
     const difference = safeSum(this, other, -1);
     if (difference === difference) return difference < 0 ? -1 : difference > 0 ? 1 : 0;
+    // Signs, then the leading digits' exponents decide without building powers of ten (fix, issue
+    // 11: comparing 1e300000 with a level built 10^300000); only values of equal magnitude are
+    // aligned, by at most their digit counts.
+    const sign = this.sign();
+    const otherSign = other.sign();
+    if (sign !== otherSign) return sign < otherSign ? -1 : 1;
+    if (sign === 0) return 0;
+    const leading = adjustedExponent(this);
+    const otherLeading = adjustedExponent(other);
+    if (leading !== otherLeading) return (leading < otherLeading ? -1 : 1) * sign;
     let left = bigCoefficient(this);
     let right = bigCoefficient(other);
     if (this.exponent > other.exponent) left *= power(this.exponent - other.exponent);
@@ -256,6 +325,17 @@ export class Exact implements Representation {
 
   eq(other: Exact): boolean {
     return this.compare(other) === 0;
+  }
+
+  /** -1, 0 or 1: the sign. */
+  sign(): -1 | 0 | 1 {
+    if (this.large !== null) return this.large < 0n ? -1 : 1;
+    return this.safe < 0 ? -1 : this.safe > 0 ? 1 : 0;
+  }
+
+  /** The exponent of the leading digit (Python's `Decimal.adjusted()`): 2 for 123, -3 for 0.00123, 0 for zero. */
+  adjusted(): number {
+    return adjustedExponent(this);
   }
 
   isNegative(): boolean {

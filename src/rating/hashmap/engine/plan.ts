@@ -29,6 +29,8 @@ export const NO_EFFECT: FieldEffect = Object.freeze({ mappings: [], thresholds: 
 
 /** At most this many desc values per field have their effect remembered (per selection). */
 const REMEMBERED_VALUES = 4096;
+/** Longest desc text remembered in a field's effects (4,096 of them at most: 1 MiB of text per field). */
+const LONGEST_REMEMBERED_TEXT = 256;
 
 /** The rules of one field of the service. */
 export interface PlannedField {
@@ -73,8 +75,18 @@ export function fieldEffect(field: PlannedField, value: unknown): FieldEffect {
   const mappings = field.mappings.get(pythonText(value)) ?? [];
   const thresholds = hasThresholds ? field.reached[levelsReachedByValue(field.levels, value)] : [];
   const effect = mappings.length === 0 && thresholds.length === 0 ? NO_EFFECT : { mappings, thresholds };
-  if (field.effects.size < REMEMBERED_VALUES && (value === null || typeof value !== 'object')) field.effects.set(value, effect);
+  if (field.effects.size < REMEMBERED_VALUES && isRememberable(value)) field.effects.set(value, effect);
   return effect;
+}
+
+/**
+ * Values worth remembering: scalars, and text no longer than {@link LONGEST_REMEMBERED_TEXT}, so the
+ * cache of a plan stays small whatever callers send (fix: a caller's megabyte-long desc values
+ * would otherwise stay in memory until the rules change).
+ */
+function isRememberable(value: unknown): boolean {
+  if (typeof value === 'string') return value.length <= LONGEST_REMEMBERED_TEXT;
+  return value === null || typeof value !== 'object';
 }
 
 /** The rank of each value among the distinct values, ascending from 0 (equal values, equal ranks). */
