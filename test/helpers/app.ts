@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { buildApp, type TariffApp } from '../../src/http/app.js';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type TariffConfig } from '../../src/config.js';
 import { createScratchDatabase } from './databases.js';
 import type { ScriptSandbox } from '../../src/rating/pyscripts/sandbox/index.js';
 
@@ -40,9 +40,9 @@ export interface TestApp {
 /**
  * Starts an app on a fresh database of the kind named by `TARIFF_TEST_DATABASE` (`sqlite`, the
  * default: a new file; `postgres` / `mysql`: a new scratch database on the local server), or on
- * `databaseUrl` when given.
+ * `databaseUrl` when given; `config` overrides settings (limits).
  */
-export async function startTestApp(options: { databaseUrl?: string; sandbox?: ScriptSandbox } = {}): Promise<TestApp> {
+export async function startTestApp(options: { databaseUrl?: string; sandbox?: ScriptSandbox; config?: Partial<TariffConfig> } = {}): Promise<TestApp> {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-test-'));
   const scratch = options.databaseUrl ? undefined : await createScratchDatabase(directory);
   const databaseUrl = options.databaseUrl ?? scratch!.url;
@@ -51,7 +51,7 @@ export async function startTestApp(options: { databaseUrl?: string; sandbox?: Sc
   // processes (test/databases/faults.test.ts).
   const database = openDatabase(databaseUrl, { timeoutMs: 30_000 });
   await migrateToLatest(database);
-  const config = { ...loadConfig({}), databaseUrl };
+  const config = { ...loadConfig({}), ...options.config, databaseUrl };
   const app = await buildApp({ config, database, logger: false, sandbox: options.sandbox });
   await app.ready();
 

@@ -8,6 +8,7 @@ import { buildRuleIndex, type LoadedMapping, type LoadedThreshold } from '../../
 import { selectRules, type SelectedMapping, type SelectedServiceRules, type SelectedThreshold } from '../../src/rating/hashmap/engine/select.js';
 import { rateHashmapPoint, type Contribution } from '../../src/rating/hashmap/engine/engine.js';
 import { Exact, ExactAccumulator } from '../../src/rating/hashmap/engine/exact.js';
+import { pythonDecimal as reference } from '../helpers/python-decimal.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 let counter = 0;
@@ -169,52 +170,6 @@ function randomSource(seed: number) {
   };
   return { next, integer, digits, pick, decimal };
 }
-
-/** Python's decimal, by the book: exact BigInt arithmetic, then 28 significant digits half-even. */
-const reference = {
-  parse(text: string): { coefficient: bigint; exponent: number } {
-    const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text)!;
-    const fraction = match[3] ?? '';
-    const coefficient = BigInt(`${match[2]}${fraction}` || '0');
-    return reference.round(match[1] === '-' ? -coefficient : coefficient, Number(match[4] ?? 0) - fraction.length);
-  },
-  round(coefficient: bigint, exponent: number): { coefficient: bigint; exponent: number } {
-    const negative = coefficient < 0n;
-    let magnitude = negative ? -coefficient : coefficient;
-    const drop = magnitude.toString().length - 28;
-    if (drop > 0) {
-      const divisor = 10n ** BigInt(drop);
-      const remainder = magnitude % divisor;
-      magnitude /= divisor;
-      if (remainder * 2n > divisor || (remainder * 2n === divisor && magnitude % 2n === 1n)) magnitude += 1n;
-      exponent += drop;
-    }
-    return { coefficient: negative ? -magnitude : magnitude, exponent };
-  },
-  plus(left: { coefficient: bigint; exponent: number }, right: { coefficient: bigint; exponent: number }) {
-    const exponent = Math.min(left.exponent, right.exponent);
-    const scaled = (value: { coefficient: bigint; exponent: number }) => value.coefficient * 10n ** BigInt(value.exponent - exponent);
-    return reference.round(scaled(left) + scaled(right), exponent);
-  },
-  times(left: { coefficient: bigint; exponent: number }, right: { coefficient: bigint; exponent: number }) {
-    return reference.round(left.coefficient * right.coefficient, left.exponent + right.exponent);
-  },
-  /** Plain text of the value, as Exact prints it. */
-  text(value: { coefficient: bigint; exponent: number }): string {
-    if (value.coefficient === 0n) return '0';
-    const negative = value.coefficient < 0n;
-    let digits = (negative ? -value.coefficient : value.coefficient).toString();
-    let text: string;
-    if (value.exponent >= 0) {
-      text = digits + '0'.repeat(value.exponent);
-    } else {
-      if (digits.length + value.exponent <= 0) digits = '0'.repeat(1 - digits.length - value.exponent) + digits;
-      const split = digits.length + value.exponent;
-      text = `${digits.slice(0, split)}.${digits.slice(split)}`.replace(/0+$/, '').replace(/\.$/, '');
-    }
-    return negative ? `-${text}` : text;
-  },
-};
 
 const MINUS_ONE = Exact.from('-1');
 

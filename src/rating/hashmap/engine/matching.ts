@@ -78,12 +78,47 @@ function levelsReached(levels: PlannedLevels, approximation: number, exact: Exac
       reached = true;
     } else if (approximation < level) {
       reached = false;
+    } else if (exact === undefined && typeof source === 'string') {
+      reached = compareTextWithLevel(source, levels.exact[middle]) >= 0;
     } else {
-      exact ??= Exact.from(source as string | number);
+      exact ??= Exact.from(source as number);
       reached = exact.compare(levels.exact[middle]) >= 0;
     }
     if (reached) low = middle + 1;
     else high = middle;
   }
   return low;
+}
+
+const DECIMAL_PARTS = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/;
+
+/**
+ * Compares numeric desc text with a level exactly, digit by digit, whatever its length or
+ * exponent: -1, 0 or 1.
+ *
+ * CloudKitty compat: Python compares `Decimal(text)` unrounded, so `999.99…9` (40 nines) stays
+ * below a level of 1000 (rounding it to 28 digits first made it reach the level). Linear in the
+ * text; no power of ten is built (fix, issue 11).
+ *
+ * @param text - text that matched {@link NUMERIC_TEXT}.
+ */
+export function compareTextWithLevel(text: string, level: Exact): number {
+  const [, sign = '', whole = '', fraction = '', exponentText = '0'] = DECIMAL_PARTS.exec(text) ?? [];
+  const levelSign = level.sign();
+  let digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return -levelSign;
+  const trimmed = digits.replace(/0+$/, '');
+  const exponent = Math.max(-1e15, Math.min(1e15, Number(exponentText))) - fraction.length + (digits.length - trimmed.length);
+  digits = trimmed;
+  const valueSign = sign === '-' ? -1 : 1;
+  if (valueSign !== levelSign) return valueSign < levelSign ? -1 : 1;
+  const levelCoefficient = level.coefficient;
+  const levelDigits = (levelCoefficient < 0n ? -levelCoefficient : levelCoefficient).toString();
+  const leading = exponent + digits.length - 1;
+  const levelLeading = level.adjusted();
+  if (leading !== levelLeading) return (leading < levelLeading ? -1 : 1) * valueSign;
+  const width = Math.max(digits.length, levelDigits.length);
+  const left = digits.padEnd(width, '0');
+  const right = levelDigits.padEnd(width, '0');
+  return (left < right ? -1 : left > right ? 1 : 0) * valueSign;
 }
