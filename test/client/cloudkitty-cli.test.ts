@@ -392,6 +392,14 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
       await refused(409, `Script policy already exists (UUID: ${policy['Script ID']})`, 'pyscript', 'create', 'policy', 'rate = 3');
     });
 
+    it('create of a script past the body limit prints the 413 fault, not a broken pipe (issue 11)', { timeout: SLOW }, async () => {
+      // 4 MiB from a file: the client sends it whole before it reads the answer.
+      const path = join(directory, 'huge.py');
+      writeFileSync(path, 'x=1\n'.repeat(1024 * 1024));
+      await refused(413, 'Request body is too large: at most 1048576 bytes are accepted here.', 'pyscript', 'create', 'huge', path);
+      expect((await rows('pyscript', 'list', '-n')).map((row) => row.Name)).toEqual(['policy', 'from-file']);
+    });
+
     it('list, list -n, get', { timeout: SLOW }, async () => {
       expect(await rows('pyscript', 'list')).toEqual([policy, fromFile]);
       expect(await rows('pyscript', 'list', '-n')).toEqual([{ ...policy, Data: null }, { ...fromFile, Data: null }]);

@@ -235,8 +235,16 @@ function sendWholeBody(port: number, path: string, size: number, chunked: boolea
     socket.write(head);
     const block = Buffer.alloc(16 * 1024, 'x');
     let sent = 0;
+    let paused = false;
     const writeMore = (): void => {
+      // A pause once the limit is passed: a server that answers and closes then (as Tariff did)
+      // makes the writes that follow fail, whatever the machine's speed.
+      if (!paused && sent >= size / 2) {
+        paused = true;
+        return void setTimeout(writeMore, 300);
+      }
       while (sent < size) {
+        if (!paused && sent >= size / 2) return writeMore();
         const part = block.subarray(0, Math.min(block.length, size - sent));
         sent += part.length;
         const framed = chunked ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]) : part;
