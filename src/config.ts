@@ -71,6 +71,14 @@ export interface TariffConfig {
   scriptTimeoutMs: number;
   /** Memory limit of a sandbox worker in MiB (`TARIFF_SCRIPT_MEMORY_MB`, default 256). */
   scriptMemoryMb: number;
+  /** Warm spare sandbox workers beside the pool, taking over from killed ones at once (`TARIFF_SANDBOX_SPARE_WORKERS`, default 1; 0 for none). */
+  sandboxSpareWorkers: number;
+  /** Most script runs (and, apart, compile checks) waiting for a sandbox worker; past it 503 (`TARIFF_SANDBOX_QUEUE_LENGTH`, default 20). */
+  sandboxQueueLength: number;
+  /** Longest wait of a script run or compile check for a sandbox worker in ms; past it 503 (`TARIFF_SANDBOX_QUEUE_WAIT_MS`, default 10000). */
+  sandboxQueueWaitMs: number;
+  /** Most script runs one tenant may have running or waiting in the sandbox; past it 503 (`TARIFF_SANDBOX_TENANT_RUNS`, default 10). */
+  sandboxTenantRuns: number;
   /** Connections per process to PostgreSQL or MySQL (`TARIFF_DB_POOL_SIZE`, default 10). */
   databasePoolSize: number;
   /**
@@ -124,6 +132,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     sandboxWorkers: environment.TARIFF_SANDBOX_WORKERS === '0' ? 0 : Math.round(positiveNumber(environment, 'TARIFF_SANDBOX_WORKERS', 2)),
     scriptTimeoutMs: positiveNumber(environment, 'TARIFF_SCRIPT_TIMEOUT_MS', 2000),
     scriptMemoryMb: positiveNumber(environment, 'TARIFF_SCRIPT_MEMORY_MB', 256),
+    sandboxSpareWorkers: sandboxCount(environment, 'TARIFF_SANDBOX_SPARE_WORKERS', 1, 0),
+    sandboxQueueLength: sandboxCount(environment, 'TARIFF_SANDBOX_QUEUE_LENGTH', 20, 1),
+    sandboxQueueWaitMs: sandboxCount(environment, 'TARIFF_SANDBOX_QUEUE_WAIT_MS', 10_000, 1),
+    sandboxTenantRuns: sandboxCount(environment, 'TARIFF_SANDBOX_TENANT_RUNS', 10, 1),
     databasePoolSize: positiveInteger(environment, 'TARIFF_DB_POOL_SIZE', 10),
     databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
     databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,
@@ -170,4 +182,13 @@ function positiveInteger(environment: NodeJS.ProcessEnv, name: string, fallback:
 /** A size setting given in MiB (fractions allowed), in bytes. */
 function megabytes(environment: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return Math.round(positiveNumber(environment, name, fallback) * 1024 * 1024);
+}
+
+/** A whole-number sandbox setting of at least `minimum`. */
+function sandboxCount(environment: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number): number {
+  const text = environment[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < minimum) throw new ConfigurationError(`${name} must be a whole number of at least ${minimum}, got '${text}'`);
+  return value;
 }

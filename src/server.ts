@@ -61,7 +61,18 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
   try {
     await waitForDatabase(database, config.databaseStartTimeoutMs, logger);
     const applied = await migrateToLatest(database);
-    const sandbox = config.sandboxWorkers > 0 ? new ScriptSandbox({ poolSize: config.sandboxWorkers, timeoutMs: config.scriptTimeoutMs, memoryLimitMb: config.scriptMemoryMb }) : undefined;
+    const sandbox =
+      config.sandboxWorkers > 0
+        ? new ScriptSandbox({
+            poolSize: config.sandboxWorkers,
+            spareWorkers: config.sandboxSpareWorkers,
+            timeoutMs: config.scriptTimeoutMs,
+            memoryLimitMb: config.scriptMemoryMb,
+            queueLength: config.sandboxQueueLength,
+            queueWaitMs: config.sandboxQueueWaitMs,
+            tenantRuns: config.sandboxTenantRuns,
+          })
+        : undefined;
     // Warming the workers (pyodide, ~3 s) must not delay serving: runs wait for it.
     sandbox?.start().then(
       () => logger.info({ workers: config.sandboxWorkers }, 'pyscripts sandbox ready'),

@@ -1,6 +1,7 @@
 /**
  * Turns every error into CloudKitty's WSME fault body
- * `{"faultcode": "Client"|"Server", "faultstring": "<message>", "debuginfo": null}`, and answers
+ * `{"faultcode": "Client"|"Server", "faultstring": "<message>", "debuginfo": null}` (with
+ * `Retry-After: {n}` for a TariffError carrying a numeric `retryAfterSeconds`), and answers
  * unknown routes with 404 and known routes called with the wrong method with 405.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
@@ -125,7 +126,15 @@ export function installFaultHandling(app: FastifyInstance, options: { unknownRou
 
   app.setErrorHandler((error: FastifyError & { validation?: AjvError[]; validationContext?: string }, request, reply) => {
     if (error instanceof TariffError) {
-      if (error.status >= 500) request.log.error({ err: error }, 'server fault');
+      // A 503 that knows when to come back (the sandbox's queue is full) says so; shedding load
+      // is expected under load, so it is logged as a warning without a stack.
+      const retryAfterSeconds = (error as TariffError & { retryAfterSeconds?: unknown }).retryAfterSeconds;
+      if (typeof retryAfterSeconds === 'number') {
+        reply.header('Retry-After', String(retryAfterSeconds));
+        request.log.warn({ fault: error.message }, 'server busy');
+      } else if (error.status >= 500) {
+        request.log.error({ err: error }, 'server fault');
+      }
       return sendFault(reply, error.status, error.message);
     }
     if (error.validation && error.validation.length > 0) {

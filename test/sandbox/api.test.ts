@@ -35,7 +35,9 @@ async function expectScriptFailure(source: string, pattern: RegExp): Promise<voi
 }
 
 beforeAll(async () => {
-  sandbox = new ScriptSandbox({ poolSize: 2, timeoutMs: 1500, memoryLimitMb: 256 });
+  // A wide queue wait: the limit tests kill workers, and quotes after them may wait for a boot,
+  // which a loaded machine can stretch past the 10 s default (the wait limit is test/sandbox/queue.test.ts's).
+  sandbox = new ScriptSandbox({ poolSize: 2, timeoutMs: 1500, memoryLimitMb: 256, queueWaitMs: 120_000 });
   await sandbox.start();
   t = await startTestApp({ sandbox });
   expect((await t.put('/v2/rating/modules/pyscripts', { enabled: true })).status).toBe(204);
@@ -155,7 +157,9 @@ describe('limits fail the quote and the server keeps answering', () => {
   });
 
   it('a memory bomb and a recursion bomb', async () => {
-    await expectScriptFailure("chunks = []\nwhile True:\n    chunks.append(' ' * 10_000_000)\n", /memory|Memory/);
+    // Two steps of 160 MiB reach the 256 MiB limit: a few hundred milliseconds of work even on a
+    // loaded machine, far within the 1.5 s time limit (26 steps of 10 MB tripped it on CI).
+    await expectScriptFailure('chunks = []\nwhile True:\n    chunks.append(bytearray(160 * 1024 * 1024))\n', /exceeded the memory limit of 256 MB/);
     await expectScriptFailure('def f(n):\n    return f(n + 1)\nf(0)\n', /RecursionError|recursion|Error/);
   });
 

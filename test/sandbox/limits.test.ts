@@ -11,7 +11,9 @@ const TIMEOUT_MS = 1000;
 let sandbox: ScriptSandbox;
 
 beforeAll(async () => {
-  sandbox = new ScriptSandbox({ poolSize: 2, timeoutMs: TIMEOUT_MS, memoryLimitMb: 192 });
+  // A wide queue wait: these tests kill workers, and a run after a kill may wait for a boot, which a
+  // loaded machine can stretch past the 10 s default (the wait limit is test/sandbox/queue.test.ts's).
+  sandbox = new ScriptSandbox({ poolSize: 2, timeoutMs: TIMEOUT_MS, memoryLimitMb: 192, queueWaitMs: 120_000 });
   await sandbox.start();
 }, 60_000);
 

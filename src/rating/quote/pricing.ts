@@ -8,7 +8,8 @@ import { Exact } from '../hashmap/engine/exact.js';
 import { rateHashmapPoint, type Contribution } from '../hashmap/engine/engine.js';
 import { selectRules } from '../hashmap/engine/select.js';
 import { ratingOrder } from '../modules/catalog.js';
-import { SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from '../pyscripts/sandbox/index.js';
+import { SandboxBusyError, SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from '../pyscripts/sandbox/index.js';
+import { sandboxBusyFault } from '../pyscripts/sandbox/faults.js';
 import type { RatingSnapshot } from '../snapshot.js';
 import { inputDecimal, scriptDecimal } from './decimals.js';
 import type { Point, Usage } from './schemas.js';
@@ -19,9 +20,9 @@ export interface JsonDataframe {
   usage: Record<string, Array<Record<string, unknown> & { vol: { unit?: string; qty: string }; rating: { price: string } }>>;
 }
 
-/** Runs scripts over a dataframe (the pyscripts sandbox). */
+/** Runs scripts over a dataframe (the pyscripts sandbox); `tenant` is whose share of it the run uses. */
 export interface ScriptRunner {
-  run(scripts: { name: string; source: string }[], dataframe: JsonDataframe): Promise<JsonDataframe>;
+  run(scripts: { name: string; source: string }[], dataframe: JsonDataframe, options?: { tenant?: string }): Promise<JsonDataframe>;
 }
 
 /** How to price. */
@@ -32,6 +33,8 @@ export interface PricingOptions {
   tenantId: string | null;
   /** Collect each point's contributions. */
   explain: boolean;
+  /** Whose share of the PyScripts sandbox the scripts' run counts against (see the sandbox README). */
+  sandboxTenant?: string;
   period: { begin: string; end: string };
   /** Quantities and prices must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
   maxDecimalExponent: number;
@@ -56,10 +59,11 @@ const NO_DESC: Record<string, unknown> = {};
 /**
  * The HTTP answer to a failed script run: 422 naming the script for what the script did (raised,
  * left an invalid `data`, ran past its time or memory: rating.md §6), 503 when the sandbox itself
- * is not available.
+ * is not available, 503 with `Retry-After` when it has no room for the run.
  */
 function scriptFailure(error: unknown): unknown {
   if (error instanceof ScriptError || error instanceof ScriptTimeoutError || error instanceof ScriptResourceError) return new TariffError(422, error.message);
+  if (error instanceof SandboxBusyError) return sandboxBusyFault(error);
   if (error instanceof SandboxError) return new TariffError(503, `The PyScripts sandbox failed: ${error.message}`);
   return error;
 }
@@ -106,7 +110,7 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
       const active = snapshot.scripts.filter((script) => script.start <= options.at && (script.end === null || script.end > options.at));
       if (active.length === 0) continue;
       if (!scripts) throw new SandboxUnavailableError();
-      const result = await scripts.run(active.map(({ name, source }) => ({ name, source })), toJson(services, options.period, false)).catch((error: unknown) => {
+      const result = await scripts.run(active.map(({ name, source }) => ({ name, source })), toJson(services, options.period, false), { tenant: options.sandboxTenant }).catch((error: unknown) => {
         throw scriptFailure(error);
       });
       services = fromJson(result, services, options.maxDecimalExponent, active);

@@ -4,6 +4,7 @@
  * `rating:quote` is open. Bodies may be up to `quoteBodyLimitBytes` (32 MiB by default).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { parseDateTime } from '../common/datetime.js';
 import type { RatingSnapshotCache } from '../snapshot.js';
 import { inputDecimal } from './decimals.js';
@@ -39,6 +40,17 @@ function descOf(desc: Record<string, unknown> | undefined): { groupby: Record<st
   return { metadata: desc, groupby: {} };
 }
 
+/**
+ * Whose share of the PyScripts sandbox a quote's scripts use (the sandbox shares its workers
+ * fairly between these): the project of the caller's Keystone token (its user for a token without
+ * a project), else (noauth) the v2 quote's `tenant_id`, else the client's address.
+ */
+function sandboxTenantOf(request: FastifyRequest, tenantId?: string | null): string {
+  const identity = request.identity;
+  if (identity) return identity.projectId ? `project:${identity.projectId}` : `user:${identity.userId}`;
+  return tenantId ? `tenant:${tenantId}` : `address:${request.ip}`;
+}
+
 /** `POST /v1/rating/quote`. */
 export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, maxDecimalExponent, hidden }) => {
   app.post(
@@ -53,7 +65,7 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       }
       const now = new Date();
       const end = new Date(now.getTime() + HOUR_MS);
-      const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, explain: false, period: { begin: now.toISOString(), end: end.toISOString() }, maxDecimalExponent }, scripts());
+      const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, sandboxTenant: sandboxTenantOf(request), explain: false, period: { begin: now.toISOString(), end: end.toISOString() }, maxDecimalExponent }, scripts());
       return reply.type('application/json; charset=utf-8').send(priced.total.toString());
     },
   );
@@ -69,7 +81,7 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       const begin = body.period ? parseDateTime(body.period.begin, 'period.begin') : undefined;
       const at = body.at !== undefined ? parseDateTime(body.at, 'at') : (begin ?? new Date());
       const period = body.period ?? { begin: at.toISOString(), end: new Date(at.getTime() + HOUR_MS).toISOString() };
-      const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, explain: body.explain ?? false, period, maxDecimalExponent }, scripts());
+      const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, sandboxTenant: sandboxTenantOf(request, body.tenant_id), explain: body.explain ?? false, period, maxDecimalExponent }, scripts());
       // A 100,000-point answer: plain JSON.stringify, no response schema to walk.
       return reply.type('application/json; charset=utf-8').send(JSON.stringify({ total: priced.total.toString(), period: priced.dataframe.period, usage: priced.dataframe.usage }));
     },

@@ -1,6 +1,7 @@
 /**
  * Errors of the PyScripts sandbox. Each script failure names the script; none carries an HTTP
- * status (the quote routes map them: a `ScriptError` is the client's 422, the others are limits).
+ * status (the quote routes and the compile check map them, with `faults.ts`: a `ScriptError` is
+ * the client's 422, a `SandboxBusyError` a 503 with `Retry-After`, the others are limits).
  */
 
 /**
@@ -76,5 +77,43 @@ export class SandboxError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'SandboxError';
+  }
+}
+
+/** Which bound of the sandbox's queue a {@link SandboxBusyError} met. */
+export type BusyReason =
+  /** `queueLength` calls of the kind were already waiting for a worker. */
+  | 'queue'
+  /** The tenant already had `tenantRuns` runs running or waiting. */
+  | 'tenant'
+  /** The call waited `queueWaitMs` for a worker and left the queue without running. */
+  | 'wait';
+
+/**
+ * The sandbox is too busy to take the call now; it did not run and may be retried. Messages:
+ * `The PyScripts sandbox is busy: {n} runs are already waiting for a worker`,
+ * `... this tenant already has {n} runs running or waiting`,
+ * `... the run waited {ms} ms for a worker` (`compile check` instead of `run` for compiles).
+ */
+export class SandboxBusyError extends SandboxError {
+  constructor(
+    /** The bound that was met. */
+    readonly reason: BusyReason,
+    /** That bound's value: a count of calls (`queue`, `tenant`) or milliseconds (`wait`). */
+    readonly limit: number,
+    /** Seconds after which a retry may find room (the longest one run may hold a worker). */
+    readonly retryAfterSeconds: number,
+    /** What was refused. */
+    readonly kind: 'run' | 'compile',
+  ) {
+    const what = kind === 'run' ? 'run' : 'compile check';
+    super(
+      reason === 'queue'
+        ? `The PyScripts sandbox is busy: ${limit} ${what}s are already waiting for a worker`
+        : reason === 'tenant'
+          ? `The PyScripts sandbox is busy: this tenant already has ${limit} runs running or waiting`
+          : `The PyScripts sandbox is busy: the ${what} waited ${limit} ms for a worker`,
+    );
+    this.name = 'SandboxBusyError';
   }
 }

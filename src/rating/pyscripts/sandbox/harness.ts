@@ -13,6 +13,9 @@
  *
  * Any op may answer `{"status": "interrupted"}` (the time ran out inside the dispatcher itself) or
  * `{"status": "memory"}`; the worker's JavaScript decides from its own flags what really happened.
+ * Any op may also answer `{"status": "internal", "detail", "replaced"}`: the harness's own work
+ * failed, `replaced` naming what a script replaced that the standard library relies on (such as
+ * `builtins.str`); it is then put back.
  *
  * At start-up it also removes what Python could use to reach the host's JavaScript (the `js` and
  * `pyodide_js` modules and pyodide's own packages, and `ctypes`) and replaces `os.system` and its
@@ -165,7 +168,36 @@ def dispatch(op, a='', b=''):
     except MemoryError:
         return '{"status": "memory"}'
     except BaseException as error:
-        return _json_dumps({'status': 'internal', 'detail': '%s: %s' % (type(error).__name__, _text_of(error))})
+        return _internal_error(error)
+
+
+def _internal_error(error):
+    """The harness's own work failed. The usual cause is a script that replaced something the
+    standard library the harness calls relies on (builtins.str under json.dumps): name what was
+    replaced, put it back, and report both (the worker is replaced anyway)."""
+    detail = '%s: %s' % (type(error).__name__, _text_of(error))
+    try:
+        replaced = _replaced_names()
+        _restore()
+        return _json_dumps({'status': 'internal', 'detail': detail, 'replaced': replaced})
+    except BaseException:
+        return '{"status": "internal", "detail": "the sandbox could not describe the error", "replaced": []}'
+
+
+def _replaced_names(limit=5):
+    """Up to limit names (builtins.str, sys.modules['json']) that differ from the start-up snapshot."""
+    modules, _, _, _ = _SNAPSHOT
+    names = []
+    for name, (module, namespace, keys, values) in modules.items():
+        if _sys.modules.get(name) is not module:
+            names.append("sys.modules['%s']" % name)
+        elif namespace is not None:
+            for key, value in zip(keys, values):
+                if namespace.get(key, _MISSING) is not value:
+                    names.append('%s.%s' % (name, key))
+        if len(names) >= limit:
+            break
+    return names[:limit]
 
 
 # ---- confinement conveniences (the process-level confinement is what holds) -----------------

@@ -1,9 +1,10 @@
 /**
  * The PyScripts sandbox (rating.md §6): runs operators' Python scripts over a dataframe in
  * confined worker processes (CPython in WebAssembly via pyodide, under Node's permission model).
- * See `pool.ts` for the pool, `runner.ts` for what a worker does, `worker.ts` for how it is
- * started and watched, `conversion.ts`/`harness.ts` for the Python side.
+ * See `pool.ts` for the pool, `queue.ts` for the bounded, fair queue, `restarts.ts` for replacing
+ * workers, `runner.ts` for what a worker does, `worker.ts` for how it is started and watched,
+ * `conversion.ts`/`harness.ts` for the Python side, `faults.ts` for the HTTP answers to its errors.
  */
 export { ScriptSandbox } from './pool.js';
-export { SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from './errors.js';
-export type { CompileResult, JsonDataframe, JsonPoint, SandboxOptions, ScriptSource } from './types.js';
+export { SandboxBusyError, SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError, type BusyReason } from './errors.js';
+export type { CompileResult, JsonDataframe, JsonPoint, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';

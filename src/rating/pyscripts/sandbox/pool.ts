@@ -1,6 +1,7 @@
 /**
- * The sandbox as the rest of Tariff sees it: a warm pool of worker processes, a FIFO queue in
- * front of them, and the translation of worker outcomes into results and typed errors.
+ * The sandbox as the rest of Tariff sees it: a warm pool of worker processes with a spare, the
+ * bounded and fair queue in front of them (`queue.ts`), replacing killed workers (`restarts.ts`),
+ * and the translation of worker outcomes into results and typed errors.
  */
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -9,59 +10,64 @@ import { CONVERSION_PY } from './conversion.js';
 import { SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from './errors.js';
 import { HARNESS_PY } from './harness.js';
 import { spoilsWorker, type Outcome, type WorkerConfig, type WorkerRequest } from './protocol.js';
-import type { CompileResult, JsonDataframe, SandboxOptions, ScriptSource } from './types.js';
+import { RequestQueue, type Job } from './queue.js';
+import { RestartPolicy } from './restarts.js';
+import type { CompileResult, JsonDataframe, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
 import { SandboxWorker, type WorkerLimits } from './worker.js';
-
-/** Longest pause between attempts to replace a worker that keeps failing to start. */
-const MAX_RESPAWN_DELAY_MS = 30_000;
-
-interface Job {
-  request: WorkerRequest;
-  /** Names of the scripts, to name the one an outcome is about. */
-  names: string[];
-  resolve: (outcome: Outcome) => void;
-  reject: (error: Error) => void;
-}
 
 /**
  * Runs PyScripts (rating.md §6) in a pool of confined worker processes, each with CPython
- * (pyodide, WebAssembly) loaded once. Requests queue in order and each worker serves one at a
- * time; a worker that timed out, went past the memory limit or crashed is SIGKILLed and replaced
- * in the background while the others keep serving.
+ * (pyodide, WebAssembly) loaded once, plus warm spares. Each worker serves one request at a time;
+ * at most `poolSize` runs are in progress, and compile checks go first. A worker that timed out,
+ * went past the memory limit or crashed is SIGKILLed; a spare takes over at once and a
+ * replacement boots in the background.
  *
  * ```ts
  * const sandbox = new ScriptSandbox({ poolSize: 2 });
  * await sandbox.start();
- * const priced = await sandbox.run([{ name: 'discount', source: 'data["usage"] ...' }], dataframe);
+ * const priced = await sandbox.run([{ name: 'discount', source: 'data["usage"] ...' }], dataframe, { tenant: projectId });
  * await sandbox.close();
  * ```
  */
 export class ScriptSandbox {
   private readonly poolSize: number;
+  private readonly spareWorkers: number;
   private readonly timeoutMs: number;
   private readonly memoryLimitMb: number;
   private readonly config: WorkerConfig;
   private readonly limits: WorkerLimits;
+  private readonly queue: RequestQueue;
+  private readonly restarts: RestartPolicy;
   private readonly workers = new Set<SandboxWorker>();
   private readonly idle: SandboxWorker[] = [];
-  private readonly queue: Job[] = [];
   private starting: Promise<void> | null = null;
   /** Set once `start` succeeded: from then on dead workers are replaced. */
   private started = false;
   private closed = false;
-  private respawnDelayMs = 0;
+  private bootTimer: NodeJS.Timeout | null = null;
   private lastStartError = '';
   private replaced = 0;
 
   /**
-   * @param options - pool size (default 2), time limit in ms (default 2000) and memory limit in
-   *   MiB (default 256); see {@link SandboxOptions}.
-   * @throws RangeError when an option is not a positive integer (memory: at least 64 MiB).
+   * @param options - pool size (default 2), spare workers (1), time limit in ms (2000), memory
+   *   limit in MiB (256), queue length (20), queue wait in ms (10000), runs per tenant (10); see
+   *   {@link SandboxOptions}.
+   * @throws RangeError when an option is not an integer in range (at least 1; memory at least
+   *   64 MiB; spare workers at least 0).
    */
   constructor(options: SandboxOptions = {}) {
-    this.poolSize = positiveInteger(options.poolSize ?? 2, 'poolSize', 1);
-    this.timeoutMs = positiveInteger(options.timeoutMs ?? 2000, 'timeoutMs', 1);
-    this.memoryLimitMb = positiveInteger(options.memoryLimitMb ?? 256, 'memoryLimitMb', 64);
+    this.poolSize = integerOption(options.poolSize ?? 2, 'poolSize', 1);
+    this.spareWorkers = integerOption(options.spareWorkers ?? 1, 'spareWorkers', 0);
+    this.timeoutMs = integerOption(options.timeoutMs ?? 2000, 'timeoutMs', 1);
+    this.memoryLimitMb = integerOption(options.memoryLimitMb ?? 256, 'memoryLimitMb', 64);
+    this.restarts = new RestartPolicy(this.poolSize + this.spareWorkers);
+    this.queue = new RequestQueue({
+      queueLength: integerOption(options.queueLength ?? 20, 'queueLength', 1),
+      queueWaitMs: integerOption(options.queueWaitMs ?? 10_000, 'queueWaitMs', 1),
+      tenantRuns: integerOption(options.tenantRuns ?? 10, 'tenantRuns', 1),
+      // By then a worker has freed: a run holds one at most the time limit (plus the kill grace).
+      retryAfterSeconds: Math.max(1, Math.ceil(this.timeoutMs / 1000)),
+    });
     const pyodideDir = dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
     this.config = {
       pyodideDir,
@@ -79,48 +85,58 @@ export class ScriptSandbox {
   }
 
   /**
-   * Starts the pool's workers and waits until each has loaded pyodide (about 2 s, in parallel).
-   * Idempotent; `run` and `compile` call it when it was not called.
+   * Starts the pool's `poolSize` workers and waits until each has loaded pyodide (about 3 s, in
+   * parallel); the spares boot afterwards, in the background. Idempotent; `run` and `compile`
+   * call it when it was not called (their calls wait in the queue meanwhile).
    *
-   * @throws SandboxError when a worker cannot start (the pool is then empty; a later call retries).
+   * @throws SandboxError when a worker cannot start (the pool is then empty, and the calls waiting
+   *   fail with the same error; a later call retries).
    */
   start(): Promise<void> {
     if (this.closed) return Promise.reject(new SandboxError('The PyScripts sandbox is closed.'));
     this.starting ??= (async () => {
-      const started = Array.from({ length: this.poolSize - this.workers.size }, () => this.spawnWorker());
-      const results = await Promise.allSettled(started.map((worker) => worker.ready));
+      const booted = Array.from({ length: this.poolSize - this.aliveWorkers().length }, () => this.spawnWorker());
+      const results = await Promise.allSettled(booted.map((worker) => worker.ready));
       const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
       if (failure) {
-        for (const worker of started) worker.kill();
+        for (const worker of booted) worker.kill();
         this.starting = null;
-        throw new SandboxError(`The PyScripts sandbox cannot start: ${(failure.reason as Error).message}`);
+        const error = new SandboxError(`The PyScripts sandbox cannot start: ${(failure.reason as Error).message}`);
+        for (const job of this.queue.drain()) job.reject(error);
+        throw error;
       }
       this.started = true;
+      this.queue.startWaits();
+      this.replenish();
     })();
     return this.starting;
   }
 
   /**
-   * Kills every worker. Requests queued or running are rejected with SandboxError; later calls
+   * Kills every worker. Calls waiting or running are rejected with SandboxError; later calls
    * are too.
    */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.bootTimer) clearTimeout(this.bootTimer);
+    this.bootTimer = null;
     const workers = [...this.workers];
     for (const worker of workers) worker.kill();
-    for (const job of this.queue.splice(0)) job.reject(new SandboxError('The PyScripts sandbox is closed.'));
+    for (const job of this.queue.drain()) job.reject(new SandboxError('The PyScripts sandbox is closed.'));
     await Promise.all(workers.map((worker) => worker.exited));
   }
 
   /**
    * Checks that `source` compiles, with Python's `compile(source, name, 'exec')`, inside a worker.
+   * Compile checks wait in a lane of their own, served before any run.
    *
    * @returns `{ ok: true }` or Python's SyntaxError message with its line and column.
-   * @throws ScriptTimeoutError / ScriptResourceError when compiling goes past a limit;
-   *   SandboxError when the sandbox is closed or cannot start.
+   * @throws ScriptTimeoutError / ScriptResourceError when compiling goes past the time limit (it
+   *   finished late, or was stopped) or the memory limit; SandboxBusyError when the compile lane
+   *   is full or the check waited `queueWaitMs`; SandboxError when the sandbox is closed or cannot start.
    */
   async compile(name: string, source: string): Promise<CompileResult> {
-    const outcome = await this.submit({ kind: 'compile', id: 0, name, source, budgetMs: this.timeoutMs }, [name]);
+    const outcome = await this.submit('compile', '', { kind: 'compile', id: 0, name, source, budgetMs: this.timeoutMs }, [name]);
     if (outcome.type === 'compiled') return outcome.result;
     throw this.errorOf(outcome, [name]);
   }
@@ -131,14 +147,17 @@ export class ScriptSandbox {
    * `datetime.datetime` period bounds) and hands the `data` it leaves to the next. The scripts
    * together may take `timeoutMs`.
    *
+   * @param options - the tenant the run counts against (see {@link RunOptions}).
    * @returns the dataframe the last script left: decimals as `str(Decimal)`, datetimes ISO 8601
    *   UTC (`2026-01-01T00:00:00+00:00`), other values as the scripts left them. With no scripts,
    *   `dataframe` itself.
    * @throws ScriptError when a script raises or leaves an invalid `data`;
    *   ScriptTimeoutError / ScriptResourceError past the time or memory limit or on a crash;
-   *   SandboxError when the dataframe is not valid, or the sandbox is closed or cannot start.
+   *   SandboxBusyError when the queue or the tenant's share is full, or the run waited
+   *   `queueWaitMs` (it did not run); SandboxError when the dataframe is not valid, or the
+   *   sandbox is closed or cannot start.
    */
-  async run(scripts: ScriptSource[], dataframe: JsonDataframe): Promise<JsonDataframe> {
+  async run(scripts: ScriptSource[], dataframe: JsonDataframe, options: RunOptions = {}): Promise<JsonDataframe> {
     if (scripts.length === 0) return dataframe;
     const names = scripts.map((script) => script.name);
     const request: WorkerRequest = {
@@ -148,32 +167,76 @@ export class ScriptSandbox {
       dataframe: JSON.stringify(dataframe),
       budgetMs: this.timeoutMs,
     };
-    const outcome = await this.submit(request, names);
+    const outcome = await this.submit('run', options.tenant ?? '', request, names);
     if (outcome.type === 'ok') return JSON.parse(outcome.dataframe) as JsonDataframe;
     throw this.errorOf(outcome, names);
   }
 
-  /**
-   * The pool's state, for health checks and tests: worker processes alive (`workers`), of which
-   * loaded and idle (`idle`); requests waiting for a worker (`queued`); workers replaced so far
-   * after a timeout, memory excess or crash (`replaced`).
-   */
-  stats(): { workers: number; idle: number; queued: number; replaced: number } {
-    return { workers: this.workers.size, idle: this.idle.length, queued: this.queue.length, replaced: this.replaced };
+  /** The pool's state (see {@link SandboxStats}). */
+  stats(): SandboxStats {
+    const loaded = this.loadedWorkers().length;
+    return {
+      workers: this.aliveWorkers().length,
+      idle: this.idle.length,
+      booting: this.aliveWorkers().length - loaded,
+      running: this.queue.running,
+      compiling: this.queue.compiling,
+      queued: this.queue.queuedRuns,
+      queuedCompiles: this.queue.queuedCompiles,
+      replaced: this.replaced,
+      refused: this.queue.refused,
+      expired: this.queue.expired,
+      restartDelayMs: this.restarts.delayMs(loaded > 0),
+    };
   }
 
-  // ---- pool -----------------------------------------------------------------------------------
+  // ---- queue ----------------------------------------------------------------------------------
 
-  private async submit(request: WorkerRequest, names: string[]): Promise<Outcome> {
-    await this.start();
+  private submit(kind: Job['kind'], tenant: string, request: WorkerRequest, names: string[]): Promise<Outcome> {
+    if (this.closed) return Promise.reject(new SandboxError('The PyScripts sandbox is closed.'));
+    // A failed start fails the calls waiting, this one included.
+    if (!this.started) this.start().catch(() => {});
     return new Promise<Outcome>((resolve, reject) => {
-      if (this.closed) {
-        reject(new SandboxError('The PyScripts sandbox is closed.'));
-        return;
-      }
-      this.queue.push({ request, names, resolve, reject });
-      this.pump();
+      const job: Job = { kind, tenant, request, names, resolve, reject };
+      const startsNow = this.idle.length > 0 && (kind === 'compile' || this.queue.running < this.poolSize);
+      const refusal = this.queue.admit(job, startsNow, this.started);
+      if (refusal) reject(refusal);
+      else this.pump();
     });
+  }
+
+  /** Hands waiting calls to idle workers: compile checks first, runs while fewer than `poolSize` run. */
+  private pump(): void {
+    for (;;) {
+      // A worker killed while idle (a failed start kills the others) leaves at its exit.
+      while (this.idle.length > 0 && this.idle[0].isDead) this.idle.shift();
+      if (this.idle.length === 0) return;
+      const job = this.queue.nextCompile() ?? (this.queue.running < this.poolSize ? this.queue.nextRun() : undefined);
+      if (!job) return;
+      const worker = this.idle.shift() as SandboxWorker;
+      void worker.request(job.request).then((outcome) => {
+        this.queue.finished(job);
+        if (spoilsWorker(outcome)) {
+          this.restarts.workerKilled();
+          worker.kill();
+        } else if (!this.closed && !worker.isDead) {
+          this.idle.push(worker);
+        }
+        if (this.closed && outcome.type !== 'compiled' && outcome.type !== 'ok') job.reject(new SandboxError('The PyScripts sandbox is closed.'));
+        else job.resolve(outcome);
+        this.pump();
+      });
+    }
+  }
+
+  // ---- workers --------------------------------------------------------------------------------
+
+  private aliveWorkers(): SandboxWorker[] {
+    return [...this.workers].filter((worker) => !worker.isDead);
+  }
+
+  private loadedWorkers(): SandboxWorker[] {
+    return this.aliveWorkers().filter((worker) => worker.isReady);
   }
 
   private spawnWorker(): SandboxWorker {
@@ -182,11 +245,14 @@ export class ScriptSandbox {
     worker.ready.then(
       () => {
         if (this.closed || worker.isDead) return;
+        this.restarts.startSucceeded();
         this.idle.push(worker);
         this.pump();
+        this.replenish();
       },
       (error: Error) => {
         this.lastStartError = error.message;
+        if (this.started) this.restarts.startFailed();
         worker.kill();
       },
     );
@@ -198,37 +264,39 @@ export class ScriptSandbox {
     const at = this.idle.indexOf(worker);
     if (at >= 0) this.idle.splice(at, 1);
     if (this.closed || !this.started) return;
-    this.replaced++;
-    // Replace it at once; back off while replacements keep failing to start.
-    if (worker.isReady) this.respawnDelayMs = 0;
-    else this.respawnDelayMs = Math.min(MAX_RESPAWN_DELAY_MS, Math.max(1000, this.respawnDelayMs * 2));
-    const replace = () => {
-      if (!this.closed && this.workers.size < this.poolSize) this.spawnWorker();
-    };
-    if (this.respawnDelayMs === 0) replace();
-    else setTimeout(replace, this.respawnDelayMs).unref();
-    // Nobody left to serve the queue: fail it rather than keep callers waiting.
-    if (this.workers.size === 0 && !worker.isReady) {
-      for (const job of this.queue.splice(0)) job.reject(new SandboxError(`The PyScripts sandbox cannot start: ${this.lastStartError}`));
+    if (worker.isReady) this.replaced++;
+    // Nobody left to serve the queue and the last boot failed: fail the waiting calls rather
+    // than keep callers waiting.
+    if (!worker.isReady && this.aliveWorkers().length === 0) {
+      const error = new SandboxError(`The PyScripts sandbox cannot start: ${this.lastStartError}`);
+      for (const job of this.queue.drain()) job.reject(error);
     }
+    this.replenish();
   }
 
-  private pump(): void {
-    while (this.idle.length > 0 && this.queue.length > 0) {
-      const worker = this.idle.shift() as SandboxWorker;
-      const job = this.queue.shift() as Job;
-      if (worker.isDead) {
-        this.queue.unshift(job);
-        continue;
-      }
-      void worker.request(job.request).then((outcome) => {
-        if (spoilsWorker(outcome)) worker.kill();
-        else if (!this.closed && !worker.isDead) this.idle.push(worker);
-        if (this.closed && outcome.type !== 'compiled' && outcome.type !== 'ok') job.reject(new SandboxError('The PyScripts sandbox is closed.'));
-        else job.resolve(outcome);
-        this.pump();
-      });
+  /**
+   * Boots a replacement when fewer than `poolSize + spareWorkers` workers are alive: one at a
+   * time (a boot takes a core for seconds; one boot alone brings a worker back soonest), after the
+   * pause of {@link RestartPolicy}.
+   */
+  private replenish(): void {
+    if (this.closed || !this.started) return;
+    const alive = this.aliveWorkers();
+    if (alive.length >= this.poolSize + this.spareWorkers) return;
+    const loaded = alive.filter((worker) => worker.isReady).length;
+    if (alive.length > loaded) return; // one boot at a time
+    const delay = this.restarts.delayMs(loaded > 0);
+    if (delay === 0) {
+      if (this.bootTimer) clearTimeout(this.bootTimer);
+      this.bootTimer = null;
+      this.spawnWorker();
+      return;
     }
+    this.bootTimer ??= setTimeout(() => {
+      this.bootTimer = null;
+      const now = this.aliveWorkers();
+      if (!this.closed && now.length < this.poolSize + this.spareWorkers && now.every((worker) => worker.isReady)) this.spawnWorker();
+    }, delay).unref();
   }
 
   private errorOf(outcome: Outcome, names: string[]): Error {
@@ -260,7 +328,7 @@ export class ScriptSandbox {
   }
 }
 
-function positiveInteger(value: number, name: string, minimum: number): number {
+function integerOption(value: number, name: string, minimum: number): number {
   if (!Number.isInteger(value) || value < minimum) throw new RangeError(`${name} must be an integer ≥ ${minimum}, not ${value}`);
   return value;
 }

@@ -241,18 +241,43 @@ export async function sandboxWorkerMain(config: WorkerConfig, importModule: (url
         return { type: 'invalid-data', index, detail: String(answer.detail) };
       case 'input-error':
         return { type: 'input-error', detail: String(answer.detail) };
+      case 'internal': {
+        // The harness's own work failed; it names what the script replaced, if that was the cause.
+        const replaced = Array.isArray(answer.replaced) ? answer.replaced.map(String) : [];
+        const detail = String(answer.detail);
+        return {
+          type: 'fatal',
+          index,
+          detail: replaced.length > 0 ? `the script replaced ${replaced.join(', ')}, which the sandbox relies on (${detail})` : `the sandbox's own code failed: ${detail}`,
+        };
+      }
       default:
-        return { type: 'fatal', index, detail: String(answer.detail ?? answer.status) };
+        return { type: 'fatal', index, detail: `unexpected answer from the sandbox's own code: ${String(answer.status)}` };
     }
+  };
+
+  /** Words what was thrown out of the interpreter: an Error's message, or what else it was. */
+  const describe = (thrown: unknown): string => {
+    const message = (thrown as { message?: unknown } | null)?.message;
+    if (typeof message === 'string' && message !== '') return message;
+    const errno = (thrown as { errno?: unknown } | null)?.errno;
+    // Emscripten's file-system error (errno 69 is EROFS: pyodide tried to write while reporting
+    // a Python error, and the file system is read-only).
+    if (typeof errno === 'number') return `the interpreter failed while reporting an error (file system error ${errno}${errno === 69 ? ', read-only file system' : ''})`;
+    const name = (thrown as { name?: unknown } | null)?.name;
+    return `the interpreter threw ${typeof name === 'string' ? name : typeof thrown}`;
   };
 
   const compile = (request: Extract<WorkerRequest, { kind: 'compile' }>): Outcome => {
     current = 0;
     deadline = Date.now() + request.budgetMs;
     const answer = call('compile', request.name, request.source);
+    // Compiling is one C call that the interrupt cannot stop: one that ends past the deadline is
+    // past the limit too, however it ended.
+    const late = Date.now() > deadline;
     deadline = 0;
     if (typeof answer.ok === 'boolean') {
-      const failure = memoryExceeded ? { type: 'memory' as const, index: 0 } : timedOut ? { type: 'timeout' as const, index: 0 } : null;
+      const failure = memoryExceeded ? { type: 'memory' as const, index: 0 } : timedOut || late ? { type: 'timeout' as const, index: 0 } : null;
       if (failure) return failure;
       return answer.ok
         ? { type: 'compiled', result: { ok: true } }
@@ -289,9 +314,7 @@ export async function sandboxWorkerMain(config: WorkerConfig, importModule: (url
       outcome = request.kind === 'compile' ? compile(request) : run(request);
     } catch (error) {
       // A fatal interpreter error (stack overflow, a trap) or a Python error that escaped.
-      const message = (error as { message?: unknown } | null)?.message;
-      const detail = (typeof message === 'string' ? message : String(error)).slice(0, 300);
-      outcome = memoryExceeded ? { type: 'memory', index: current } : { type: 'fatal', index: current, detail };
+      outcome = memoryExceeded ? { type: 'memory', index: current } : { type: 'fatal', index: current, detail: describe(error).slice(0, 300) };
     }
     deadline = 0;
     send({ kind: 'outcome', id: request.id, outcome });
