@@ -4,7 +4,7 @@
  */
 import { ConfigurationError, loadConfig } from './config.js';
 import { TariffError } from './rating/common/errors.js';
-import { openDatabase } from './database/connection.js';
+import { DatabaseOpenError, openDatabase } from './database/connection.js';
 import { MigrationError, upgradeDatabase, type UpgradeReport } from './database/migrate.js';
 import { startServer } from './server.js';
 
@@ -79,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    console.error(`tariff: ${error instanceof ConfigurationError || error instanceof TariffError || error instanceof MigrationError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(`tariff: ${error instanceof ConfigurationError || error instanceof TariffError || error instanceof MigrationError || error instanceof DatabaseOpenError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
   }
 }

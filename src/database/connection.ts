@@ -9,6 +9,7 @@ import { ConfigurationError } from '../config.js';
 import { openSqlite } from './dialects/sqlite.js';
 import { openPostgres } from './dialects/postgres.js';
 import { openMysql } from './dialects/mysql.js';
+import type { DialectTraits } from './dialects/traits.js';
 
 /** The SQL dialects Tariff runs on. */
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -17,12 +18,20 @@ export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 export interface Database {
   readonly db: Kysely<TariffTables>;
   readonly dialect: DialectName;
+  /** What differs about this dialect (dialects/traits.ts). */
+  readonly traits: DialectTraits;
   /** Human-readable location without credentials, for logs. */
   readonly description: string;
   /** Configuration writes committed through this handle: cached rules compare it to know they are stale. */
   readonly writes: { count: number };
   close(): Promise<void>;
 }
+
+/**
+ * The database cannot be opened at all (a file that is not a database, or a damaged one); the
+ * message names the database and the problem, for one line on stderr.
+ */
+export class DatabaseOpenError extends Error {}
 
 /** Options of {@link openDatabase}. */
 export interface DatabaseOptions {
@@ -42,7 +51,8 @@ export type PoolSettings = Required<DatabaseOptions>;
  *
  * @param url - `sqlite:<path>` (`sqlite::memory:` for a private in-memory database),
  *   `postgres://` / `postgresql://`, or `mysql://` / `mariadb://`.
- * @throws ConfigurationError for any other scheme.
+ * @throws ConfigurationError for any other scheme; DatabaseOpenError for an SQLite file that
+ *   cannot be opened or is damaged.
  */
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   const settings: PoolSettings = {

@@ -1,8 +1,13 @@
 /**
  * What a database driver's error means for the client: a lost race to retry, a unique
- * constraint (409), an unreachable database (503), or a real server fault (left as it is → 500).
+ * constraint (409), an unreachable database or one out of space (503), or a real server fault
+ * (left as it is → 500).
  */
 import { ConflictError, TariffError } from '../rating/common/errors.js';
+import { mysqlTraits } from './dialects/mysql.js';
+import { postgresTraits } from './dialects/postgres.js';
+import { sqliteTraits } from './dialects/sqlite.js';
+import type { DialectTraits, DriverError } from './dialects/traits.js';
 
 /** 503: the database cannot be reached; the request can be repeated later. */
 export class DatabaseUnavailableError extends TariffError {
@@ -11,10 +16,26 @@ export class DatabaseUnavailableError extends TariffError {
   }
 }
 
-interface DriverError {
-  code?: string;
-  errno?: number;
-  message?: string;
+/**
+ * 503: the database has no room left for the change (disk, file system or table space full).
+ * Nothing was written; reads still work, and the same write succeeds once space is freed.
+ */
+export class StorageFullError extends TariffError {
+  constructor(detail: string) {
+    super(503, `The database has no space left to store the change (${detail}); nothing was written. Reads still work; try again once space is freed.`);
+  }
+}
+
+/**
+ * Every dialect's traits: an error is classified without knowing which database raised it (the
+ * drivers' codes do not overlap: SQLite's are `SQLITE_*` names, PostgreSQL's SQLSTATEs have no
+ * errno, MySQL's errnos are positive).
+ */
+const EVERY_DIALECT: readonly DialectTraits[] = [sqliteTraits, postgresTraits, mysqlTraits];
+
+/** The error's code or errno, for the fault message. */
+function errorCode(driver: DriverError): string {
+  return driver.code ?? (driver.errno !== undefined ? `errno ${driver.errno}` : 'no code');
 }
 
 /** PostgreSQL SQLSTATEs: serialization failure, deadlock. */
@@ -42,13 +63,17 @@ const CONSTRAINT_CODES = new Set([
  * @param context.lastAttempt - whether the transaction may still be retried.
  * @returns `'retry'` for a lost deadlock/serialization race, or a constraint race (the retry's
  *   checks then answer with the exact 400/409); a {@link TariffError} to throw instead (409 for a
- *   constraint race on the last attempt, 503 when the database is unreachable or busy beyond its
- *   timeout); or `undefined` to rethrow the error as it is (a real server fault).
+ *   constraint race on the last attempt, 503 when the database is unreachable, busy beyond its
+ *   timeout, out of space ({@link StorageFullError}) or out of memory); or `undefined` to rethrow
+ *   the error as it is (a real server fault).
  */
 export function classifyDatabaseError(error: unknown, context: { lastAttempt: boolean } = { lastAttempt: true }): 'retry' | TariffError | undefined {
   if (error instanceof TariffError) return undefined;
   const driver = (error ?? {}) as DriverError;
   const code = driver.code ?? '';
+  const exhausted = EVERY_DIALECT.map((traits) => traits.exhaustedResource(driver)).find((resource) => resource !== undefined);
+  if (exhausted === 'storage') return new StorageFullError(errorCode(driver));
+  if (exhausted === 'other') return new DatabaseUnavailableError(`the database server is out of resources (${errorCode(driver)})`);
   const race = POSTGRES_RETRY.has(code) || (driver.errno !== undefined && MYSQL_RETRY.has(driver.errno));
   if (race || CONSTRAINT_CODES.has(code)) {
     return context.lastAttempt ? new ConflictError('The request conflicts with a concurrent change; try again.') : 'retry';

@@ -11,6 +11,7 @@ import type { MigrationContext } from './migrations/context.js';
 import * as ratingTables from './migrations/0001_rating_tables.js';
 import * as configVersion from './migrations/0002_config_version.js';
 import * as modulesState from './migrations/0003_modules_state.js';
+import * as exactText from './migrations/0004_exact_text.js';
 import { inspectDatabase, UnrecognisedDatabaseError, type DatabaseState } from './adoption/inspect.js';
 import { applyCloudKittyUpgrade, planCloudKittyUpgrade, type UpgradeStep } from './adoption/upgrade.js';
 
@@ -23,13 +24,14 @@ const MIGRATIONS: Record<string, TariffMigration> = {
   '0001_rating_tables': ratingTables,
   '0002_config_version': configVersion,
   '0003_modules_state': modulesState,
+  '0004_exact_text': exactText,
 };
 
 /** Thrown when a migration fails; the database is left at the last migration that succeeded. */
 export class MigrationError extends Error {}
 
 function migratorFor(database: Database): Migrator {
-  const context: MigrationContext = { dialect: database.dialect };
+  const context: MigrationContext = { dialect: database.dialect, traits: database.traits };
   const migrations: Record<string, Migration> = {};
   for (const [name, migration] of Object.entries(MIGRATIONS)) {
     migrations[name] = { up: (db) => migration.up(db, context) };

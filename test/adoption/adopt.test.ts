@@ -223,6 +223,23 @@ describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKi
     expect(pricesBefore.null).not.toEqual(pricesBefore['tenant-a']);
   });
 
+  it('names compare exactly on the adopted tables, as on a new database (README: Comparing text)', async () => {
+    // CloudKitty's MariaDB tables ignored case; after the upgrade `compute ` and `COMPUTE` are new names.
+    for (const name of ['compute ', 'COMPUTE']) {
+      const created = await callServer(server!, 'POST', `${H}/services`, { name });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    }
+    expect((await callServer(server!, 'POST', `${H}/services`, { name: 'compute' })).status).toBe(409);
+    if (kind === 'mysql') {
+      const collations = await selectRows(
+        scratch.url,
+        `select distinct collation_name as name from information_schema.columns where table_schema = database() and collation_name is not null
+           and table_name in ('hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_mappings', 'hashmap_thresholds', 'pyscripts_scripts')`,
+      );
+      expect(collations).toEqual([{ name: 'utf8mb4_nopad_bin' }]);
+    }
+  });
+
   it('a database already at CloudKitty 23 layout is used as it is', async () => {
     await server?.stop();
     server = undefined;

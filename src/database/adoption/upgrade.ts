@@ -61,8 +61,13 @@ function dropUnique(dialect: DialectName, constraint: string): string {
   return dialect === 'mysql' ? `DROP INDEX ${quote(dialect, constraint)}` : `DROP CONSTRAINT ${quote(dialect, constraint)}`;
 }
 
-/** MySQL: CloudKitty's tables are utf8mb3 with a case-insensitive collation; Tariff compares names exactly. */
-const EXACT_TEXT = 'CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin';
+/**
+ * MySQL: CloudKitty's tables are utf8mb3 with a case-insensitive collation; Tariff compares
+ * names exactly, so their text is converted to the dialect's exact collation (binary, NO PAD).
+ */
+function exactText(collation: string): string {
+  return `CONVERT TO CHARACTER SET utf8mb4 COLLATE ${collation}`;
+}
 
 /** Names of unique constraints (MySQL: unique indexes) on exactly these columns, in order. */
 async function uniqueConstraintsOn(database: Database, table: string, columns: string[]): Promise<string[]> {
@@ -104,6 +109,7 @@ function mappingIndexes(dialect: DialectName): string[] {
 
 async function hashmapSteps(database: Database): Promise<UpgradeStep[]> {
   const { dialect } = database;
+  const collation = await database.traits.exactTextCollation(database.db);
   const table = 'hashmap_mappings';
   const columns = versioningColumns(dialect);
   const replaced = [
@@ -114,13 +120,13 @@ async function hashmapSteps(database: Database): Promise<UpgradeStep[]> {
     ...replaced.map((constraint) => dropUnique(dialect, constraint)),
     `ADD COLUMN name varchar(32)`,
     ...columns.map(([name, type]) => `ADD COLUMN ${quote(dialect, name)} ${type}`),
-    ...(dialect === 'mysql' ? [EXACT_TEXT] : []),
+    ...(collation !== undefined ? [exactText(collation)] : []),
   ];
   const steps: UpgradeStep[] = [];
-  if (dialect === 'mysql') {
+  if (collation !== undefined) {
     steps.push({
-      description: 'convert the other hashmap tables to utf8mb4 with exact (binary) name comparison',
-      statements: ['hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_thresholds'].map((other) => `ALTER TABLE ${other} ${EXACT_TEXT}`),
+      description: `convert the other hashmap tables to utf8mb4 with exact name comparison (${collation}: binary, no trailing-space padding)`,
+      statements: ['hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_thresholds'].map((other) => `ALTER TABLE ${other} ${exactText(collation)}`),
     });
   }
   steps.push(
@@ -143,6 +149,7 @@ async function hashmapSteps(database: Database): Promise<UpgradeStep[]> {
 
 async function pyscriptsSteps(database: Database): Promise<UpgradeStep[]> {
   const { dialect } = database;
+  const collation = await database.traits.exactTextCollation(database.db);
   const table = 'pyscripts_scripts';
   const columns = versioningColumns(dialect);
   const replaced = await uniqueConstraintsOn(database, table, ['name']);
@@ -150,7 +157,8 @@ async function pyscriptsSteps(database: Database): Promise<UpgradeStep[]> {
     ...replaced.map((constraint) => dropUnique(dialect, constraint)),
     ...columns.map(([name, type]) => `ADD COLUMN ${quote(dialect, name)} ${type}`),
     // CloudKitty's BLOB holds 64 KiB; Tariff's column holds larger scripts.
-    ...(dialect === 'mysql' ? [EXACT_TEXT, 'MODIFY data longblob NOT NULL'] : []),
+    ...(collation !== undefined ? [exactText(collation)] : []),
+    ...(dialect === 'mysql' ? ['MODIFY data longblob NOT NULL'] : []),
   ];
   return [
     {

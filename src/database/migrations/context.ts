@@ -1,10 +1,12 @@
 /** What a migration needs to know besides the Kysely handle: the dialect and its column types. */
 import { sql } from 'kysely';
 import type { DialectName } from '../connection.js';
+import type { DialectTraits } from '../dialects/traits.js';
 
 /** Passed to every migration. */
 export interface MigrationContext {
   dialect: DialectName;
+  traits: DialectTraits;
 }
 
 /** Column types per dialect. SQLite keeps decimals as TEXT (its NUMERIC is a float). */

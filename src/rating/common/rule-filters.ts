@@ -1,9 +1,12 @@
 /**
  * List filters shared by the versioned rules (mappings and scripts), api.md §4-§5: `deleted`,
- * `start`, `end`, `created_by`, `updated_by`, `deleted_by`, `description`, `is_active`.
+ * `start`, `end`, `created_by`, `updated_by`, `deleted_by`, `description`, `is_active`. All are
+ * SQL conditions except `description`'s case-insensitive match, which every database would fold
+ * differently: SQL keeps the rules with a description, {@link matchesDescription} decides.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { parseDateTime, toStorageDateTime } from './datetime.js';
+import { containsIgnoringCase } from './text.js';
 import { Type } from 'typebox';
 import { BooleanText, queryBoolean } from './schemas.js';
 
@@ -18,7 +21,7 @@ export interface RuleFilters {
   createdBy?: string;
   updatedBy?: string;
   deletedBy?: string;
-  /** Case-insensitive substring of the description. */
+  /** Case-insensitive substring of the description (text.ts: `containsIgnoringCase`). */
   description?: string;
   /** true: active at `now` (not deleted, start ≤ now, end null or > now); false: the others. */
   isActive?: boolean;
@@ -69,12 +72,10 @@ export function ruleFiltersFrom(query: RuleFilterQuery, now: Date): RuleFilters 
   };
 }
 
-/** Escapes `%`, `_` and the escape character `!` for a `LIKE ... ESCAPE '!'` pattern. */
-export function escapeLike(text: string): string {
-  return text.replace(/[!%_]/g, (character) => `!${character}`);
-}
-
-/** SQL conditions (to AND together) for the filters, on the rule table aliased `alias`. */
+/**
+ * SQL conditions (to AND together) for the filters, on the rule table aliased `alias`. For
+ * `description` only `description is not null`: apply {@link matchesDescription} to the rows.
+ */
 export function ruleFilterConditions(alias: string, filters: RuleFilters): RawBuilder<boolean>[] {
   const column = (name: string) => sql.ref(`${alias}.${name}`);
   const conditions: RawBuilder<boolean>[] = [];
@@ -84,14 +85,22 @@ export function ruleFilterConditions(alias: string, filters: RuleFilters): RawBu
   if (filters.createdBy !== undefined) conditions.push(sql<boolean>`${column('created_by')} = ${filters.createdBy}`);
   if (filters.updatedBy !== undefined) conditions.push(sql<boolean>`${column('updated_by')} = ${filters.updatedBy}`);
   if (filters.deletedBy !== undefined) conditions.push(sql<boolean>`${column('deleted_by')} = ${filters.deletedBy}`);
-  if (filters.description !== undefined) {
-    const pattern = `%${escapeLike(filters.description.toLowerCase())}%`;
-    conditions.push(sql<boolean>`lower(${column('description')}) like ${pattern} escape '!'`);
-  }
+  if (filters.description !== undefined) conditions.push(sql<boolean>`${column('description')} is not null`);
   if (filters.isActive !== undefined) {
     const now = toStorageDateTime(filters.now);
     const active = sql<boolean>`(${column('deleted')} is null and ${column('start')} <= ${now} and (${column('end')} is null or ${column('end')} > ${now}))`;
     conditions.push(filters.isActive ? active : sql<boolean>`not ${active}`);
   }
   return conditions;
+}
+
+/**
+ * The `description` filter, applied to the rows the SQL conditions returned: true without the
+ * filter, else when the rule's description contains it ignoring case, the same on every
+ * database (text.ts: `containsIgnoringCase`; `école` finds `ÉCOLE`). A rule without a
+ * description never matches.
+ */
+export function matchesDescription(filters: Pick<RuleFilters, 'description'>, description: string | null): boolean {
+  if (filters.description === undefined) return true;
+  return description !== null && containsIgnoringCase(description, filters.description);
 }

@@ -7,7 +7,8 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import type { Database } from '../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
 import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../common/datetime.js';
-import { ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
+import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
+import { compareCodePoints } from '../common/text.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
 import { noSuchScript, scriptExists } from './errors.js';
 import { planScriptUpdate, scriptChecksum, type ScriptDraft } from './rules.js';
@@ -75,17 +76,21 @@ export class ScriptRepository {
     let query = options.withData ? selectScripts(this.database.db).select('s.data') : selectScripts(this.database.db);
     for (const condition of ruleFilterConditions('s', filters)) query = query.where(condition);
     const rows = await query.orderBy('s.id').execute();
-    return rows.map(toScript);
+    return rows.filter((row) => matchesDescription(filters, row.description)).map(toScript);
   }
 
-  /** Every live script with its source and validity, in name order (the order they run in). */
+  /**
+   * Every live script with its source and validity, in name order by code point (the order they
+   * run in), sorted here: SQL's `order by name` follows PostgreSQL's locale.
+   */
   async loadLive(): Promise<ScriptSource[]> {
     const rows = await this.database.db
       .selectFrom('pyscripts_scripts')
       .select(['script_id', 'name', 'data', 'checksum', 'start', 'end'])
       .where('deleted', 'is', null)
-      .orderBy('name')
+      .orderBy('id')
       .execute();
+    rows.sort((left, right) => compareCodePoints(left.name, right.name));
     return rows.map((row) => ({
       scriptId: row.script_id,
       name: row.name,

@@ -12,7 +12,7 @@ import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingC
 import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals, parentFilterConditions } from './sql.js';
-import { ruleFilterConditions, type RuleFilters } from '../../common/rule-filters.js';
+import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../../common/rule-filters.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
 import type { ParentFilters } from '../rules.js';
 
@@ -137,7 +137,7 @@ export class MappingRepository {
     for (const condition of parentFilterConditions('m', filters)) query = query.where(condition);
     for (const condition of ruleFilterConditions('m', filters)) query = query.where(condition);
     const rows = await query.orderBy('m.id').execute();
-    return rows.map(toMapping);
+    return rows.filter((row) => matchesDescription(filters, row.description)).map(toMapping);
   }
 
   /** @throws NotFoundError `No such mapping: {id}`, also when soft-deleted. */
