@@ -3,7 +3,7 @@
  * migrations and exits. Configuration comes from the environment (see config.ts).
  */
 import { ConfigurationError, loadConfig } from './config.js';
-import { TariffError } from './rating/common/errors.js';
+import { TariffError } from './kernel/errors.js';
 import { DatabaseOpenError, openDatabase } from './database/connection.js';
 import { MigrationError, upgradeDatabase, type UpgradeReport } from './database/migrate.js';
 import { startServer } from './server.js';

@@ -4,7 +4,7 @@
  * `GET /v3/auth/tokens` (`X-Subject-Token`) about each new token.
  */
 import type { KeystoneSettings } from '../config.js';
-import { TariffError } from '../rating/common/errors.js';
+import { TariffError } from '../kernel/errors.js';
 
 /** Who a valid token speaks for, and until when (epoch milliseconds). */
 export interface KeystoneIdentity {

@@ -3,7 +3,7 @@
  * constraint (409), an unreachable database or one out of space (503), or a real server fault
  * (left as it is → 500).
  */
-import { ConflictError, TariffError } from '../rating/common/errors.js';
+import { ConflictError, TariffError } from '../kernel/errors.js';
 import { mysqlTraits } from './dialects/mysql.js';
 import { postgresTraits } from './dialects/postgres.js';
 import { sqliteTraits } from './dialects/sqlite.js';

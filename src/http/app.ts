@@ -9,7 +9,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TariffConfig } from '../config.js';
 import type { Database } from '../database/connection.js';
-import { BadRequestError } from '../rating/common/errors.js';
+import { BadRequestError } from '../kernel/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';

@@ -6,7 +6,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { TariffError } from '../rating/common/errors.js';
+import { TariffError } from '../kernel/errors.js';
 
 /** Route config key: the route's own body limit in bytes, when it is not the default one. */
 export interface BodyLimitRouteConfig {

@@ -5,7 +5,7 @@
  * unknown routes with 404 and known routes called with the wrong method with 405.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
-import { BadRequestError, TariffError, invalidInput } from '../rating/common/errors.js';
+import { BadRequestError, TariffError, invalidInput } from '../kernel/errors.js';
 import { classifyDatabaseError } from '../database/errors.js';
 
 /** The WSME fault body. */

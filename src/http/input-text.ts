@@ -6,7 +6,7 @@
  * 5,000 levels deep overflowed the stack).
  */
 import { isUtf8 } from 'node:buffer';
-import { BadRequestError } from '../rating/common/errors.js';
+import { BadRequestError } from '../kernel/errors.js';
 
 /**
  * Decodes a request body as UTF-8.

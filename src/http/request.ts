@@ -4,9 +4,9 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BadRequestError } from '../rating/common/errors.js';
-import { isUuid } from '../rating/common/schemas.js';
-import { wholeSeconds } from '../rating/common/datetime.js';
+import { BadRequestError } from '../kernel/errors.js';
+import { isUuid } from '../kernel/ids.js';
+import { wholeSeconds } from '../kernel/time.js';
 
 type Bag = Record<string, unknown> | undefined;
 

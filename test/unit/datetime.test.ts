@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../src/rating/common/errors.js';
+import { BadRequestError } from '../../src/kernel/errors.js';
 import {
   formatMessageDateTime,
   formatStoredDateTime,
   fromStorageDateTime,
   parseDateTime,
   toStorageDateTime,
-  wholeSeconds,
 } from '../../src/rating/common/datetime.js';
+import { wholeSeconds } from '../../src/kernel/time.js';
 
 /** ISO text (UTC, no millis) of a parsed value, for compact assertions. */
 function parsed(value: unknown, dateOnly: 'start' | 'end' = 'start'): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../src/rating/common/errors.js';
+import { BadRequestError } from '../../src/kernel/errors.js';
 import { COST_COLUMN, ExactDecimal, LEVEL_COLUMN, formatFixed, normalizeDecimal, parseDecimal } from '../../src/rating/common/decimal.js';
 
 /** The 400 message parseDecimal throws, or null when it does not throw. */

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Exact } from '../../src/rating/hashmap/engine/exact.js';
+import { Exact } from '../../src/rating/common/exact.js';
 import { QuoteDecimalError, readQuoteDecimal } from '../../src/rating/quote/decimals.js';
 import { pythonDecimal } from '../helpers/python-decimal.js';
 

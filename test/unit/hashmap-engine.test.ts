@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRuleIndex, type LoadedMapping, type LoadedThreshold } from '../../src/rating/hashmap/engine/rules.js';
 import { selectRules, type SelectedMapping, type SelectedServiceRules, type SelectedThreshold } from '../../src/rating/hashmap/engine/select.js';
 import { rateHashmapPoint, type Contribution } from '../../src/rating/hashmap/engine/engine.js';
-import { Exact, ExactAccumulator } from '../../src/rating/hashmap/engine/exact.js';
+import { Exact, ExactAccumulator } from '../../src/rating/common/exact.js';
 import { pythonDecimal as reference } from '../helpers/python-decimal.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');

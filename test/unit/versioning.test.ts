@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../src/rating/common/errors.js';
+import { BadRequestError } from '../../src/kernel/errors.js';
 import {
   checkNewValidity,
   checkValidityUpdate,

@@ -3,7 +3,7 @@
  * `YYYY-MM-DD HH:MM:SS` (CloudKitty's naive-UTC `DateTime` columns), which sorts and compares
  * correctly as text on SQLite and as a timestamp on PostgreSQL and MariaDB.
  */
-import { invalidInput } from './errors.js';
+import { invalidInput } from '../../kernel/errors.js';
 
 const ISO_DATETIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
@@ -64,10 +64,6 @@ function offsetMinutes(offset: string | undefined): number | null {
   return sign * (hours * 60 + minutes);
 }
 
-/** `date` rounded down to a whole second. */
-export function wholeSeconds(date: Date): Date {
-  return new Date(Math.floor(date.getTime() / 1000) * 1000);
-}
 
 /** Storage text of a datetime: naive UTC `YYYY-MM-DD HH:MM:SS`. */
 export function toStorageDateTime(date: Date): string {

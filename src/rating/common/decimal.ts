@@ -4,7 +4,7 @@
  * NUMERIC; `NUMERIC(p,s)` elsewhere) and on the wire.
  */
 import { Decimal } from 'decimal.js';
-import { invalidInput } from './errors.js';
+import { invalidInput } from '../../kernel/errors.js';
 
 /**
  * decimal.js constructor for Tariff: 80 significant digits and half-even rounding, as Python's

@@ -3,15 +3,8 @@
  * use JSON-schema type arrays (not `anyOf`), which fast-json-stringify serialises quickly.
  */
 import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { UUID_PATTERN } from '../../kernel/ids.js';
 
-/** Lowercase or uppercase hyphenated UUID text. */
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const UUID_REGEX = new RegExp(UUID_PATTERN);
-
-/** Whether `text` is a UUID (ids in paths that are not UUIDs are simply not found). */
-export function isUuid(text: string): boolean {
-  return UUID_REGEX.test(text);
-}
 
 /** A UUID query filter: non-UUID text is a 400 (api.md §1). */
 export const UuidText = Type.String({ pattern: UUID_PATTERN, 'x-format': 'uuid', description: 'UUID' });

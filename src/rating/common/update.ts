@@ -3,7 +3,7 @@
  * values (fix: CloudKitty cleared an omitted `description`/`end`); read-only and immutable
  * attributes may be echoed back unchanged; a changed immutable one is a 400 naming it.
  */
-import { invalidInput } from './errors.js';
+import { invalidInput } from '../../kernel/errors.js';
 import { formatStoredDateTime, parseDateTime } from './datetime.js';
 
 /** How one attribute of a resource behaves on update. */

@@ -2,7 +2,7 @@
  * Versioned rules (api.md §6): mappings and scripts are valid from `start` (inclusive) to `end`
  * (exclusive; null = forever). Pure checks, no I/O.
  */
-import { BadRequestError } from './errors.js';
+import { BadRequestError } from '../../kernel/errors.js';
 import { formatMessageDateTime } from './datetime.js';
 
 /** A rule's validity interval `[start, end)`. */

@@ -1,5 +1,5 @@
 /** The hashmap module's errors, with CloudKitty's messages. */
-import { BadRequestError, ConflictError, NotFoundError } from '../common/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../kernel/errors.js';
 
 /** 404 `No such service: None (UUID: {id})`. */
 export const noSuchService = (id: string) => new NotFoundError(`No such service: None (UUID: ${id})`);

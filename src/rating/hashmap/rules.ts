@@ -3,7 +3,7 @@
  * checks, the parent rules, the update plans and the conflict tests. No I/O.
  */
 import { randomBytes } from 'node:crypto';
-import { BadRequestError, ConflictError } from '../common/errors.js';
+import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { COST_COLUMN, LEVEL_COLUMN, parseDecimal } from '../common/decimal.js';
 import { parseDateTime } from '../common/datetime.js';
 import { checkNewValidity, checkValidityUpdate, intervalsOverlap, validityOf, type Validity } from '../common/versioning.js';

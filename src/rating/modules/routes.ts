@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ConflictError, NotFoundError, TariffError } from '../common/errors.js';
+import { ConflictError, NotFoundError, TariffError } from '../../kernel/errors.js';
 import { validationMessage } from '../../http/faults.js';
 import type { ModuleState } from './catalog.js';
 import type { ModuleRepository } from './repository.js';

@@ -2,7 +2,7 @@
  * The compile check of script sources on POST and PUT (fix: CloudKitty accepted any text and
  * failed later, at rating time). Compiling happens in the sandbox, never in the API process.
  */
-import { BadRequestError, TariffError } from '../common/errors.js';
+import { BadRequestError, TariffError } from '../../kernel/errors.js';
 import { SandboxBusyError, SandboxError, ScriptResourceError, ScriptTimeoutError } from './sandbox/errors.js';
 import { sandboxBusyFault } from './sandbox/faults.js';
 

@@ -1,5 +1,5 @@
 /** The pyscripts module's errors, with CloudKitty's messages. */
-import { ConflictError, NotFoundError } from '../common/errors.js';
+import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 
 /** 404 `No such script: None (UUID: {id})`. */
 export const noSuchScript = (id: string) => new NotFoundError(`No such script: None (UUID: ${id})`);

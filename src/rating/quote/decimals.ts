@@ -4,8 +4,8 @@
  * chooses makes the arithmetic or the answer grow with its exponent (fix, issue 11: a 48-byte
  * quote of `"qty": "1e100000000"` answered a 100 MB body).
  */
-import { invalidInput, quoteValue, TariffError } from '../common/errors.js';
-import { Exact } from '../hashmap/engine/exact.js';
+import { invalidInput, quoteValue, TariffError } from '../../kernel/errors.js';
+import { Exact } from '../common/exact.js';
 
 /** Decimal text as JSON carries it: a JSON number's shortest text, or a numeric string. */
 const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;

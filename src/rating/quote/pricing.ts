@@ -3,8 +3,8 @@
  * adds its amounts to each point's price, pyscripts hands the dataframe to the scripts active at
  * the rating time (in name order), noop does nothing. Exact decimals throughout.
  */
-import { TariffError } from '../common/errors.js';
-import { Exact } from '../hashmap/engine/exact.js';
+import { TariffError } from '../../kernel/errors.js';
+import { Exact } from '../common/exact.js';
 import { rateHashmapPoint, type Contribution } from '../hashmap/engine/engine.js';
 import { selectRules } from '../hashmap/engine/select.js';
 import { ratingOrder } from '../modules/catalog.js';

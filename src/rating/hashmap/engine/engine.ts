@@ -11,7 +11,7 @@
  * The work is split for speed (plan.ts: what does not depend on the point is done once per
  * selection; state.ts: the per-group state in arrays), the arithmetic and its order unchanged.
  */
-import { Exact } from './exact.js';
+import { Exact } from '../../common/exact.js';
 import { levelsReachedByQuantity, pythonText } from './matching.js';
 import { fieldEffect, planService } from './plan.js';
 import { DEFAULT_GROUP } from './planned-rules.js';

@@ -2,7 +2,7 @@
  * How a point's values meet the rules (rating.md §5 steps 3-4): the text form a field mapping is
  * compared with, and how many threshold levels a quantity or a numeric desc value reaches.
  */
-import { Exact } from './exact.js';
+import { Exact } from '../../common/exact.js';
 
 /** Distinct threshold levels, ascending, and their nearest doubles (NaN: none to trust, see `toApproximateNumber`). */
 export interface PlannedLevels {

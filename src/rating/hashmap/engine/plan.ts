@@ -12,7 +12,7 @@
  *   and each desc value's effect on a field (mappings matched, thresholds reached) is remembered:
  *   desc values repeat from point to point.
  */
-import { Exact } from './exact.js';
+import { Exact } from '../../common/exact.js';
 import type { SelectedMapping, SelectedServiceRules, SelectedThreshold } from './select.js';
 import { levelsReachedByValue, plannedLevels, pythonText, type PlannedLevels } from './matching.js';
 import { DEFAULT_GROUP, type PlannedMapping, type PlannedThreshold, type RuleSource } from './planned-rules.js';

@@ -3,7 +3,7 @@
  * group numbers instead of names, ranks instead of decimal comparisons, and where each rule
  * comes from for `explain`.
  */
-import type { Exact } from './exact.js';
+import type { Exact } from '../../common/exact.js';
 import type { Contribution } from './engine.js';
 
 /** The name CloudKitty gives the rules without a group. */

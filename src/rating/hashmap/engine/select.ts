@@ -5,7 +5,7 @@
  * mappings, the level for thresholds, the whole group for service mappings). Costs and levels are
  * parsed to decimals here, once per selection, not once per point.
  */
-import { Exact } from './exact.js';
+import { Exact } from '../../common/exact.js';
 import type { MappingRule, RuleIndex, ThresholdRule } from './rules.js';
 import { DEFAULT_GROUP } from './planned-rules.js';
 import type { ServicePlan } from './plan.js';

@@ -3,7 +3,7 @@
  * group number: one instance per service plan, reused from point to point (a generation stamp
  * marks the groups the current point touched, so nothing is cleared between points).
  */
-import { Exact, ExactAccumulator } from './exact.js';
+import { Exact, ExactAccumulator } from '../../common/exact.js';
 import { contribution, type PlannedMapping, type PlannedThreshold } from './planned-rules.js';
 import type { Contribution } from './engine.js';
 

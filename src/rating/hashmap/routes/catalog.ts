@@ -2,7 +2,8 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, requiredArgument, resourceId, setLocation } from '../../../http/request.js';
-import { BooleanText, QueryString, UuidText, isUuid, queryBoolean } from '../../common/schemas.js';
+import { isUuid } from '../../../kernel/ids.js';
+import { BooleanText, QueryString, UuidText, queryBoolean } from '../../common/schemas.js';
 import { toStorageDateTime } from '../../common/datetime.js';
 import { noSuchField, noSuchGroup, noSuchService } from '../errors.js';
 import {

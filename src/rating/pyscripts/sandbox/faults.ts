@@ -3,7 +3,7 @@
  * The sandbox's own errors carry no status (`errors.ts`); this is where they get one, and the
  * name of the setting behind the limit they met.
  */
-import { TariffError } from '../../common/errors.js';
+import { TariffError } from '../../../kernel/errors.js';
 import type { BusyReason, SandboxBusyError } from './errors.js';
 
 /** The settings (`src/config.ts`) behind the queue's bounds. */
