@@ -66,7 +66,7 @@ interface Answer {
 function send(port: number, agent: Agent | false, request: ResolvedRequest, timeoutMs: number): Promise<Answer> {
   return new Promise((resolve) => {
     const started = performance.now();
-    const headers: Record<string, string | number> = {};
+    const headers: Record<string, string | number> = { ...request.headers };
     if (request.contentType !== undefined) headers['content-type'] = request.contentType;
     if (request.body !== undefined) headers['content-length'] = request.body.length;
     let settled = false;
@@ -463,5 +463,6 @@ function isUtf8(bytes: Buffer): boolean {
 export function describe(request: ResolvedRequest): string {
   const url = request.url.length > 300 ? `${request.url.slice(0, 300)}…(${request.url.length} chars)` : request.url;
   const body = request.body === undefined ? 'no body' : `${request.body.length} bytes${isUtf8(request.body) ? '' : ' (not UTF-8, shown as latin1)'} ${preview(request.body.subarray(0, 400).toString(isUtf8(request.body) ? 'utf8' : 'latin1'), 400)}${request.body.length > 400 ? '…' : ''}`;
-  return `${request.method} ${JSON.stringify(url).slice(1, -1)} [${request.contentType ?? 'no content type'}] ${body}`;
+  const headers = Object.entries(request.headers ?? {}).map(([name, value]) => ` ${name}: ${preview(value, 80)}`).join('');
+  return `${request.method} ${JSON.stringify(url).slice(1, -1)} [${request.contentType ?? 'no content type'}${headers}] ${body}`;
 }

@@ -16,6 +16,7 @@ import {
   anyHostileValue,
   encodeJson,
   exponentValue,
+  invalidUtf8Bytes,
   hostileKey,
   hostileQueryName,
   hostileUrlText,
@@ -136,6 +137,12 @@ const datetimeValue: fc.Arbitrary<Node> = fc.oneof(
   fc.constantFrom('2030-06-01T00:00:00', '2030-06-01 12:00:00', '2020-01-01T00:00:00+00:00', '2030-06-01T00:00:00+02:00'),
 );
 
+/** An end after any {@link datetimeValue} but the odd ones, so most versioned rules are valid. */
+const endValue: fc.Arbitrary<Node> = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 1, max: 3650 }).map((days) => new Date(Date.UTC(2041, 0, 1) + days * 86_400_000).toISOString().replace('.000Z', '+00:00')) },
+  { weight: 1, arbitrary: datetimeValue },
+);
+
 /** Python sources: ones that compile and run quickly, and ones that do not compile. */
 const scriptSource: fc.Arbitrary<Node> = fc.constantFrom(
   'pass\n',
@@ -179,6 +186,7 @@ const serviceName: fc.Arbitrary<Node> = fc.oneof({ weight: 6, arbitrary: fc.cons
 export function validValue(schema: Schema, name: string): fc.Arbitrary<Node> {
   if (ID_KINDS[name] && name !== 'module_id') return idValue(ID_KINDS[name]);
   if (DECIMAL_KEYS.has(name)) return decimalValue;
+  if (name === 'end') return endValue;
   if (DATETIME_KEYS.has(name)) return datetimeValue;
   if (schema.enum) return fc.constantFrom(...(schema.enum as Node[]));
   switch (name) {
@@ -226,10 +234,20 @@ export function validValue(schema: Schema, name: string): fc.Arbitrary<Node> {
       const properties = Object.entries(schema.properties ?? {}).filter(([, property]) => !property.description?.startsWith('read-only'));
       if (!properties.length) return fc.constant(objectOf([]));
       const required = new Set(schema.required ?? []);
-      // Each optional attribute present half of the time, so valid writes happen too.
+      // Each optional attribute present half of the time, so valid writes happen too. A rule hangs
+      // off a service or a field (mostly not both), and only a field's rules have a value.
+      const ruleParents = properties.some(([key]) => key === 'service_id') && properties.some(([key]) => key === 'field_id');
       return fc
-        .tuple(...properties.map(([key, property]) => fc.tuple(required.has(key) ? fc.constant(true) : fc.boolean(), validValue(property, key))))
-        .map((values) => objectOf(properties.flatMap(([key], index) => (values[index][0] ? [[key, values[index][1]] as [string, Node]] : []))));
+        .tuple(fc.nat({ max: 7 }), ...properties.map(([key, property]) => fc.tuple(required.has(key) ? fc.constant(true) : fc.boolean(), validValue(property, key))))
+        .map(([parent, ...values]) =>
+          objectOf(
+            properties.flatMap(([key], index) => {
+              let present = values[index][0];
+              if (ruleParents && parent < 6 && (key === 'service_id' || key === 'field_id' || key === 'value')) present = (key === 'service_id') === parent < 3;
+              return present ? [[key, values[index][1]] as [string, Node]] : [];
+            }),
+          ),
+        );
     }
   }
   return fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Node>;
@@ -435,6 +453,8 @@ export interface RequestSpec {
   body?: Node;
   /** The content type; undefined sends none. */
   contentType?: string;
+  /** Extra headers (the acting user, the request id). */
+  headers?: Record<string, UrlText>;
   /** The class this request was built to carry, if any. */
   hostile?: HostileClass;
 }
@@ -446,6 +466,8 @@ export interface ResolvedRequest {
   url: string;
   body?: Buffer;
   contentType?: string;
+  /** Header values as latin1 strings (each character one byte on the wire). */
+  headers?: Record<string, string>;
 }
 
 const CONTENT_TYPES = ['application/json; charset=utf-8', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'application/JSON', 'application/json, text/plain', 'multipart/form-data; boundary=x'];
@@ -479,8 +501,33 @@ function sometimes<T>(arbitrary: fc.Arbitrary<T>, present: number, absent: numbe
   return fc.oneof({ weight: absent, arbitrary: fc.constant(undefined) }, { weight: present, arbitrary });
 }
 
+/** Headers Tariff reads in noauth mode: the acting user (stored as `created_by`...) and the request id it echoes. */
+const HEADER_NAMES = ['x-user-id', 'x-openstack-request-id'] as const;
+
+/** A header value of a class (NUL and other control characters cannot be sent at all). */
+function hostileHeaderValue(klass: HostileClass): fc.Arbitrary<UrlText> {
+  switch (klass) {
+    case 'prototype':
+      return prototypeName;
+    case 'long':
+      return fc.constantFrom(256, 257, 4096, 20_000).map((times) => new Repeat('u', times));
+    case 'utf8':
+      return invalidUtf8Bytes.map((bytes) => new UrlPiece(bytes.toString('latin1')));
+    case 'surrogate':
+      return fc.constant(new UrlPiece(Buffer.from([0x75, 0xed, 0xa0, 0x80]).toString('latin1')));
+    default:
+      return fc.oneof(prototypeName, fc.constantFrom('', ' ', 'req-not-a-uuid', 'req-5f0d6e7a-3b1c-4d2e-9f8a-0b1c2d3e4f50', "admin' --", '%', 'é'));
+  }
+}
+
+/** Headers carrying values of a class (any class when none). */
+function hostileHeaders(klass?: HostileClass): fc.Arbitrary<Record<string, UrlText>> {
+  const value = klass ? hostileHeaderValue(klass) : fc.constantFrom<HostileClass>('prototype', 'long', 'utf8', 'surrogate', 'extra').chain(hostileHeaderValue);
+  return fc.tuple(fc.constantFrom(...HEADER_NAMES), value).map(([name, text]) => ({ [name]: text }));
+}
+
 /** Where a forced hostile value goes. */
-type Location = 'body' | 'query' | 'path' | 'queryName';
+type Location = 'body' | 'query' | 'path' | 'queryName' | 'header';
 
 /**
  * Requests for a route. With `klass`, every request carries at least one value of that class, in
@@ -502,11 +549,12 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
     if (klass !== 'missing') locations.push('query');
     if (klass === 'extra' || klass === 'prototype' || klass === 'utf8' || klass === 'nul') locations.push('queryName');
     if (route.pathParameters.length && klass !== 'missing' && klass !== 'extra') locations.push('path');
+    if (klass === 'prototype' || klass === 'long' || klass === 'utf8' || klass === 'surrogate') locations.push('header');
     if (!locations.length) locations.push('query');
     if (options.inBody && route.body) locations.splice(0, locations.length, 'body');
     const mutations = options.inBody && route.body ? fc.tuple(targetedMutation(klass, knownKeys)) : fc.array(mutationOf(klass, knownKeys), { minLength: 1, maxLength: 2 });
-    return fc.tuple(base, fc.constantFrom(...locations), mutations, hostileUrlText(klass), hostileQueryName(klass, route.queryParameters), fc.nat()).map(
-      ([request, location, mutations, text, queryName, pick]): RequestSpec => {
+    return fc.tuple(base, fc.constantFrom(...locations), mutations, hostileUrlText(klass), hostileQueryName(klass, route.queryParameters), fc.nat(), hostileHeaders(klass)).map(
+      ([request, location, mutations, text, queryName, pick, headers]): RequestSpec => {
         const spec: RequestSpec = { route: routeName(route), method: route.method, ...request, contentType: request.contentType ?? 'application/json', hostile: klass };
         if (location === 'body') {
           if (klass === 'raw' || request.body === undefined) spec.body = klass === 'raw' ? (mutations[0].value as Node) : mutate(objectOf([]), mutations, klass);
@@ -514,6 +562,8 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
         } else if (location === 'path') {
           const name = route.pathParameters[pick % route.pathParameters.length];
           spec.path = { ...request.path, [name]: text };
+        } else if (location === 'header') {
+          spec.headers = headers;
         } else if (location === 'queryName') {
           spec.query = [...request.query, [queryName, pick % 2 ? text : 'x']];
         } else {
@@ -546,9 +596,10 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
       pathHostile: sometimes(fc.tuple(fc.nat(), fc.constantFrom(...HOSTILE_CLASSES).chain(hostileUrlText)), 1, 3),
       wholeBody: sometimes(rawBody, 1, 11),
       method: sometimes(fc.constantFrom('PATCH', 'OPTIONS', 'HEAD', 'PUT', 'DELETE', 'POST', 'GET'), 1, 24),
+      headers: sometimes(hostileHeaders(), 1, 9),
     })
-    .map(({ request, mutations, extraQuery, pathHostile, wholeBody, method }): RequestSpec => {
-      const spec: RequestSpec = { route: routeName(route), method: method ?? route.method, ...request };
+    .map(({ request, mutations, extraQuery, pathHostile, wholeBody, method, headers }): RequestSpec => {
+      const spec: RequestSpec = { route: routeName(route), method: method ?? route.method, ...request, ...(headers ? { headers } : {}) };
       if (wholeBody) spec.body = wholeBody;
       else if (request.body !== undefined && mutations.length) spec.body = mutate(request.body, mutations, (['exponent', 'prototype', undefined] as const)[mutations[0].at % 3]);
       spec.query = [...request.query, ...extraQuery];
@@ -570,6 +621,12 @@ function encodeUrlText(text: UrlText, resolve: IdResolver): string {
   return value instanceof UrlPiece ? value.text : percentEncode(value);
 }
 
+/** A header value as latin1 characters: text as its UTF-8 bytes, a {@link UrlPiece} as it is. */
+function headerText(text: UrlText, resolve: IdResolver): string {
+  const value = urlTextOf(text, resolve);
+  return value instanceof UrlPiece ? value.text : Buffer.from(value, 'utf8').toString('latin1');
+}
+
 /** Turns a spec into bytes on the wire: ids resolved, path and query percent-encoded, the body written. */
 export function resolveRequest(route: Route, spec: RequestSpec, resolve: IdResolver): ResolvedRequest {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeUrlText(spec.path[name] ?? '', resolve));
@@ -579,5 +636,6 @@ export function resolveRequest(route: Route, spec: RequestSpec, resolve: IdResol
     url: query ? `${path}?${query}` : path,
     body: spec.body === undefined ? undefined : encodeJson(spec.body, resolve),
     contentType: spec.contentType,
+    ...(spec.headers ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([name, value]) => [name, headerText(value, resolve)])) } : {}),
   };
 }
