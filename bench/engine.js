@@ -396,7 +396,7 @@ function generatePoints(r, services, mappings, count) {
 async function loadTariff() {
   if (!existsSync(join(ENGINE_DIR, 'engine.js'))) throw new Error(`${ENGINE_DIR}/engine.js not found: run "npm run build" first`);
   const imp = (name) => import(pathToFileURL(join(ENGINE_DIR, name)).href);
-  const [rules, select, engine, exact] = await Promise.all([imp('rules.js'), imp('select.js'), imp('engine.js'), import(pathToFileURL(join(ROOT, 'dist', 'rating', 'common', 'exact.js')).href)]);
+  const [rules, select, engine, exact] = await Promise.all([imp('rule-index.js'), imp('select.js'), imp('engine.js'), import(pathToFileURL(join(ROOT, 'dist', 'rating', 'common', 'exact.js')).href)]);
   // The engine's decimals are `Exact`; `new T.RatingDecimal(x)` and `T.priceText(x)` read as before.
   const RatingDecimal = function RatingDecimal(value) {
     return exact.Exact.from(typeof value === 'number' ? value : String(value));

@@ -6,7 +6,7 @@
  */
 import type { Database } from '../database/connection.js';
 import { loadRuleIndex } from './hashmap/repository/engine-rules.js';
-import type { RuleIndex } from './hashmap/engine/rules.js';
+import type { RuleIndex } from './hashmap/engine/types.js';
 import type { ModuleState } from './modules/catalog.js';
 import { ModuleRepository } from './modules/repository.js';
 import { ScriptRepository, type ScriptSource } from './pyscripts/repository.js';

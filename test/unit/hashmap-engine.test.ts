@@ -4,9 +4,10 @@
  * thresholds and Python str() matching of desc values.
  */
 import { describe, expect, it } from 'vitest';
-import { buildRuleIndex, type LoadedMapping, type LoadedThreshold } from '../../src/rating/hashmap/engine/rules.js';
-import { selectRules, type SelectedMapping, type SelectedServiceRules, type SelectedThreshold } from '../../src/rating/hashmap/engine/select.js';
-import { rateHashmapPoint, type Contribution } from '../../src/rating/hashmap/engine/engine.js';
+import { buildRuleIndex } from '../../src/rating/hashmap/engine/rule-index.js';
+import { selectRules } from '../../src/rating/hashmap/engine/select.js';
+import { rateHashmapPoint } from '../../src/rating/hashmap/engine/engine.js';
+import type { Contribution, LoadedMapping, LoadedThreshold, SelectedMapping, SelectedServiceRules, SelectedThreshold } from '../../src/rating/hashmap/engine/types.js';
 import { Exact, ExactAccumulator } from '../../src/rating/common/exact.js';
 import { pythonDecimal as reference } from '../helpers/python-decimal.js';
 

@@ -5,7 +5,8 @@
  */
 import { TariffError } from '../../kernel/errors.js';
 import { Exact } from '../common/exact.js';
-import { rateHashmapPoint, type Contribution } from '../hashmap/engine/engine.js';
+import { rateHashmapPoint } from '../hashmap/engine/engine.js';
+import type { Contribution } from '../hashmap/engine/types.js';
 import { selectRules } from '../hashmap/engine/select.js';
 import { ratingOrder } from '../modules/catalog.js';
 import { SandboxBusyError, SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from '../pyscripts/sandbox/index.js';

@@ -12,25 +12,9 @@
  * selection; state.ts: the per-group state in arrays), the arithmetic and its order unchanged.
  */
 import { Exact } from '../../common/exact.js';
-import { levelsReachedByQuantity, pythonText } from './matching.js';
+import { levelsReachedByQuantity } from './matching.js';
 import { fieldEffect, planService } from './plan.js';
-import { DEFAULT_GROUP } from './planned-rules.js';
-import type { SelectedServiceRules } from './select.js';
-
-export { DEFAULT_GROUP, pythonText };
-
-/** One rule that contributed to a point's price (`explain`). */
-export interface Contribution {
-  module: 'hashmap';
-  group: string;
-  rule_id: string;
-  kind: 'service mapping' | 'field mapping' | 'service threshold' | 'field threshold';
-  type: 'flat' | 'rate';
-  /** Decimal text: the rule's cost. */
-  cost: string;
-  /** Decimal text: the amount the rule's group added to the price. */
-  amount: string;
-}
+import type { Contribution, SelectedServiceRules } from './types.js';
 
 const ZERO = Exact.ZERO;
 

@@ -3,12 +3,7 @@
  * compared with, and how many threshold levels a quantity or a numeric desc value reaches.
  */
 import { Exact } from '../../common/exact.js';
-
-/** Distinct threshold levels, ascending, and their nearest doubles (NaN: none to trust, see `toApproximateNumber`). */
-export interface PlannedLevels {
-  exact: Exact[];
-  approximations: Float64Array;
-}
+import type { PlannedLevels } from './types.js';
 
 /** Numeric text as the engine accepts it for field thresholds (surrounding blanks allowed). */
 const NUMERIC_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;

@@ -13,16 +13,21 @@
  *   desc values repeat from point to point.
  */
 import { Exact } from '../../common/exact.js';
-import type { SelectedMapping, SelectedServiceRules, SelectedThreshold } from './select.js';
-import { levelsReachedByValue, plannedLevels, pythonText, type PlannedLevels } from './matching.js';
-import { DEFAULT_GROUP, type PlannedMapping, type PlannedThreshold, type RuleSource } from './planned-rules.js';
-import { PointState, type GroupStates } from './state.js';
-
-/** What one desc value of a field does: the mappings it matches and the thresholds it reaches. */
-export interface FieldEffect {
-  mappings: readonly PlannedMapping[];
-  thresholds: readonly PlannedThreshold[];
-}
+import { levelsReachedByValue, plannedLevels, pythonText } from './matching.js';
+import { PointState } from './state.js';
+import {
+  DEFAULT_GROUP,
+  type FieldEffect,
+  type PlannedField,
+  type PlannedLevels,
+  type PlannedMapping,
+  type PlannedThreshold,
+  type RuleSource,
+  type SelectedMapping,
+  type SelectedServiceRules,
+  type SelectedThreshold,
+  type ServicePlan,
+} from './types.js';
 
 /** The effect of a value that matches nothing. */
 export const NO_EFFECT: FieldEffect = Object.freeze({ mappings: [], thresholds: [] });
@@ -31,37 +36,6 @@ export const NO_EFFECT: FieldEffect = Object.freeze({ mappings: [], thresholds: 
 const REMEMBERED_VALUES = 4096;
 /** Longest desc text remembered in a field's effects (4,096 of them at most: 1 MiB of text per field). */
 const LONGEST_REMEMBERED_TEXT = 256;
-
-/** The rules of one field of the service. */
-export interface PlannedField {
-  name: string;
-  /** Field mappings by the text form of the desc value, in rule order. */
-  mappings: Map<string, PlannedMapping[]>;
-  /** The field's distinct threshold levels, ascending. */
-  levels: PlannedLevels;
-  /** `reached[n]`: the field's thresholds whose level is one of the `n` lowest, in rule order. */
-  reached: PlannedThreshold[][];
-  /**
-   * Effects by desc value (a string, number, boolean or null as given): for a field without
-   * thresholds, every mapped text from the start (a string found nowhere matches nothing);
-   * otherwise, and for values that are not strings, filled as values come ({@link fieldEffect}).
-   */
-  effects: Map<unknown, FieldEffect>;
-}
-
-/** Everything needed to price a point of the service. */
-export interface ServicePlan {
-  /** Group names by index (`_DEFAULT_` for the rules without a group). */
-  groupNames: string[];
-  /** The distinct levels of the service thresholds, ascending. */
-  quantityLevels: PlannedLevels;
-  /** `starts[n]`: the groups after the service mappings and the service thresholds whose level is one of the `n` lowest. */
-  starts: GroupStates[];
-  /** The fields with applicable rules, in rule-index order. */
-  fields: PlannedField[];
-  /** The per-point working state (pricing is synchronous: one point at a time). */
-  state: PointState;
-}
 
 /**
  * The effect of a desc value on a field, remembered in `field.effects` (up to

@@ -6,42 +6,7 @@
  * parsed to decimals here, once per selection, not once per point.
  */
 import { Exact } from '../../common/exact.js';
-import type { MappingRule, RuleIndex, ThresholdRule } from './rules.js';
-import { DEFAULT_GROUP } from './planned-rules.js';
-import type { ServicePlan } from './plan.js';
-
-/** A mapping ready to apply. */
-export interface SelectedMapping {
-  rule: MappingRule;
-  cost: Exact;
-}
-
-/** A threshold ready to apply. */
-export interface SelectedThreshold {
-  rule: ThresholdRule;
-  cost: Exact;
-  level: Exact;
-}
-
-/** The applicable rules of one field. */
-export interface SelectedFieldRules {
-  name: string;
-  mappings: Map<string, SelectedMapping[]>;
-  thresholds: SelectedThreshold[];
-}
-
-/** The applicable rules of one service. */
-export interface SelectedServiceRules {
-  mappings: SelectedMapping[];
-  thresholds: SelectedThreshold[];
-  /** Fields with at least one applicable rule (an array: the engine walks it for every point). */
-  fields: SelectedFieldRules[];
-  /** The engine's plan of these rules, built on the first point priced with them. */
-  plan: ServicePlan | undefined;
-}
-
-/** The applicable rules of every service, for one rating time and tenant. */
-export type SelectedRules = Map<string, SelectedServiceRules>;
+import { DEFAULT_GROUP, type MappingRule, type RuleIndex, type SelectedFieldRules, type SelectedMapping, type SelectedRules, type SelectedThreshold, type ThresholdRule } from './types.js';
 
 /** Ungrouped rules belong to CloudKitty's `_DEFAULT_` group, for overrides as for pricing. */
 const groupName = (group: string | null) => group ?? DEFAULT_GROUP;

@@ -4,24 +4,13 @@
  * marks the groups the current point touched, so nothing is cleared between points).
  */
 import { Exact, ExactAccumulator } from '../../common/exact.js';
-import { contribution, type PlannedMapping, type PlannedThreshold } from './planned-rules.js';
-import type { Contribution } from './engine.js';
+import type { Contribution, GroupStates, PlannedMapping, PlannedThreshold, PointPricingState } from './types.js';
 
 const ZERO = Exact.ZERO;
 const ONE = Exact.ONE;
 
-/** A copy of the touched groups' states, in the order they were touched. */
-export interface GroupStates {
-  groups: number[];
-  flats: Exact[];
-  flatRanks: number[];
-  rates: Exact[];
-  winners: (PlannedThreshold | undefined)[];
-  applied: PlannedMapping[][];
-}
-
 /** The groups of one point: flat (most expensive wins), rate (product), threshold winner. */
-export class PointState {
+export class PointState implements PointPricingState {
   private generation = 0;
   /** `stamps[group] === generation`: the current point touched the group. */
   private readonly stamps: Uint32Array;
@@ -179,4 +168,10 @@ export class PointState {
     const winner = this.winners[group];
     if (winner) explain.push(contribution(winner, text));
   }
+}
+
+/** The `explain` entry of a rule that contributed `amount` (decimal text) through its group. */
+function contribution(rule: PlannedMapping | PlannedThreshold, amount: string): Contribution {
+  const { group, ruleId, kind, type } = rule.source;
+  return { module: 'hashmap', group, rule_id: ruleId, kind, type, cost: rule.cost.toString(), amount };
 }

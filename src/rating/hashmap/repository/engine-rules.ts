@@ -5,7 +5,8 @@
 import type { Kysely } from 'kysely';
 import type { TariffTables } from '../../../database/tables.js';
 import { fromStorageDateTime } from '../../common/datetime.js';
-import { buildRuleIndex, type RuleIndex } from '../engine/rules.js';
+import { buildRuleIndex } from '../engine/rule-index.js';
+import type { RuleIndex } from '../engine/types.js';
 
 const asRuleType = (type: string): 'flat' | 'rate' => (type === 'rate' ? 'rate' : 'flat');
 

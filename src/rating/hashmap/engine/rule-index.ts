@@ -1,63 +1,9 @@
 /**
  * The hashmap rule index: every rule loaded once, grouped by service name, field name and value,
  * so that rating a point costs map lookups, never a query. Built by `buildRuleIndex` from the rows
- * the repository loads; read by the engine.
+ * the repository loads; read by the engine (`select.ts`).
  */
-
-/** A mapping as the engine sees it. Costs are decimal text, per unit of quantity per period. */
-export interface MappingRule {
-  mappingId: string;
-  type: 'flat' | 'rate';
-  cost: string;
-  /** Group name, or null for the rules without a group (the `_DEFAULT_` group). */
-  group: string | null;
-  tenantId: string | null;
-  /** Field value (text) of a field mapping; null for a service mapping. */
-  value: string | null;
-  /** Validity in epoch milliseconds; `end` null = forever. */
-  start: number;
-  end: number | null;
-}
-
-/** A threshold as the engine sees it; `level` is decimal text. */
-export interface ThresholdRule {
-  thresholdId: string;
-  type: 'flat' | 'rate';
-  cost: string;
-  level: string;
-  group: string | null;
-  tenantId: string | null;
-}
-
-/** The rules of one field of a service. */
-export interface FieldRules {
-  /** Field mappings by value (CloudKitty compares the text form of the desc value). */
-  mappings: Map<string, MappingRule[]>;
-  thresholds: ThresholdRule[];
-}
-
-/** The rules of one service. */
-export interface ServiceRules {
-  mappings: MappingRule[];
-  thresholds: ThresholdRule[];
-  fields: Map<string, FieldRules>;
-}
-
-/** Every hashmap rule, by service name. */
-export type RuleIndex = Map<string, ServiceRules>;
-
-/** One loaded rule row with the names of what it hangs on. */
-export interface LoadedMapping extends MappingRule {
-  serviceName: string;
-  /** Field name for a field mapping, null for a service mapping. */
-  fieldName: string | null;
-}
-
-/** One loaded threshold row with the names of what it hangs on. */
-export interface LoadedThreshold extends ThresholdRule {
-  serviceName: string;
-  fieldName: string | null;
-}
+import type { FieldRules, LoadedMapping, LoadedThreshold, RuleIndex, ServiceRules } from './types.js';
 
 function serviceRules(index: RuleIndex, name: string): ServiceRules {
   let rules = index.get(name);
