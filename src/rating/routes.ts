@@ -4,8 +4,9 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from '../database/connection.js';
-import { HashmapCatalogRepository } from './hashmap/repository/services.js';
+import { GroupRepository } from './hashmap/repository/groups.js';
 import { MappingRepository } from './hashmap/repository/mappings.js';
+import { ServiceRepository } from './hashmap/repository/services.js';
 import { ThresholdRepository } from './hashmap/repository/thresholds.js';
 import { hashmapRoutes } from './hashmap/routes/index.js';
 import { ModuleRepository } from './modules/repository.js';
@@ -33,7 +34,8 @@ export interface RatingRouteOptions {
 /** `/v1/rating` (and its alias): modules, quote, `module_config/hashmap/...`, `module_config/pyscripts/...`. */
 export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, maxDecimalExponent, hidden }) => {
   const repositories = {
-    catalog: new HashmapCatalogRepository(database),
+    services: new ServiceRepository(database),
+    groups: new GroupRepository(database),
     mappings: new MappingRepository(database),
     thresholds: new ThresholdRepository(database),
   };

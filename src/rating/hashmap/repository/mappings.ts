@@ -8,16 +8,12 @@ import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
 import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../../common/datetime.js';
 import { mappingHasNoGroup, noSuchGroup, noSuchMapping, type ParentRef } from '../errors.js';
 import { validityOf } from '../../common/versioning.js';
-import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingClashes, type MappingDraft } from '../rules.js';
+import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingClashes, type MappingDraft, type MappingFilters } from '../validation.js';
 import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals, parentFilterConditions } from './sql.js';
-import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../../common/rule-filters.js';
+import { matchesDescription, ruleFilterConditions } from '../../common/rule-filters.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
-import type { ParentFilters } from '../rules.js';
-
-/** Filters of a mapping list, already parsed (api.md §4). */
-export interface MappingFilters extends RuleFilters, ParentFilters {}
 
 function selectMappings(db: Transaction) {
   return db

@@ -1,6 +1,6 @@
 /** Small SQL helpers shared by the hashmap repositories. */
 import { sql, type ExpressionBuilder, type RawBuilder, type ReferenceExpression } from 'kysely';
-import type { ParentFilters } from '../rules.js';
+import type { ParentFilters } from '../validation.js';
 
 /** `column = value`, or `column IS NULL` when value is null: CloudKitty's "null equals null" keys. */
 export function nullSafeEquals<DB, TB extends keyof DB>(

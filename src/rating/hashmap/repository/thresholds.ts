@@ -4,7 +4,7 @@ import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
 import { COST_COLUMN, LEVEL_COLUMN, normalizeDecimal } from '../../common/decimal.js';
 import { noSuchGroup, noSuchThreshold, thresholdHasNoGroup, type ParentRef } from '../errors.js';
-import { findThresholdConflict, planThresholdUpdate, type ParentFilters, type ThresholdDraft, type ThresholdKey } from '../rules.js';
+import { findThresholdConflict, planThresholdUpdate, type ParentFilters, type ThresholdDraft, type ThresholdKey } from '../validation.js';
 import type { Group, Threshold, ThresholdUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals, parentFilterConditions } from './sql.js';

@@ -1,11 +1,13 @@
 /** What every hashmap route plugin receives: the repositories and whether to hide from OpenAPI. */
-import type { HashmapCatalogRepository } from '../repository/services.js';
+import type { GroupRepository } from '../repository/groups.js';
 import type { MappingRepository } from '../repository/mappings.js';
+import type { ServiceRepository } from '../repository/services.js';
 import type { ThresholdRepository } from '../repository/thresholds.js';
 
 /** The hashmap repositories. */
 export interface HashmapRepositories {
-  catalog: HashmapCatalogRepository;
+  services: ServiceRepository;
+  groups: GroupRepository;
   mappings: MappingRepository;
   thresholds: ThresholdRepository;
 }

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
 import { noSuchMapping } from '../errors.js';
-import { mappingFiltersFrom, parseMappingCreate } from '../rules.js';
+import { mappingFiltersFrom, parseMappingCreate } from '../validation.js';
 import { Group, Mapping, MappingCollection, MappingCreateBody, MappingListQuery, MappingUpdateBody, RULE_TYPES } from '../schemas.js';
 import type { HashmapRouteOptions } from './context.js';
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { resourceId, setLocation } from '../../../http/request.js';
 import { QueryString } from '../../common/schemas.js';
 import { noSuchThreshold } from '../errors.js';
-import { parentFiltersFrom, parseThresholdCreate } from '../rules.js';
+import { parentFiltersFrom, parseThresholdCreate } from '../validation.js';
 import { Group, Threshold, ThresholdCollection, ThresholdCreateBody, ThresholdListQuery, ThresholdUpdateBody } from '../schemas.js';
 import type { HashmapRouteOptions } from './context.js';
 

@@ -9,8 +9,7 @@ import { parseDateTime } from '../common/datetime.js';
 import { checkNewValidity, checkValidityUpdate, intervalsOverlap, validityOf, type Validity } from '../common/versioning.js';
 import { diffUpdate, lowercaseUuid, VERSIONED_RULE_ATTRIBUTES, type AttributeRule } from '../common/update.js';
 import { queryBoolean } from '../common/schemas.js';
-import type { MappingFilters } from './repository/mappings.js';
-import { ruleFiltersFrom, type RuleFilterQuery } from '../common/rule-filters.js';
+import { ruleFiltersFrom, type RuleFilterQuery, type RuleFilters } from '../common/rule-filters.js';
 import { mappingExists, mappingNameUsed, thresholdExists, type ParentRef } from './errors.js';
 import type { Mapping, MappingCreateBody, MappingUpdateBody, RuleType, Threshold, ThresholdCreateBody, ThresholdUpdateBody } from './schemas.js';
 
@@ -289,6 +288,9 @@ export function parentFiltersFrom(query: ParentFilterQuery): ParentFilters {
     tenantId: queryBoolean(query.filter_tenant) ? (query.tenant_id ?? null) : undefined,
   };
 }
+
+/** Filters of a mapping list, already parsed (api.md §4). */
+export interface MappingFilters extends RuleFilters, ParentFilters {}
 
 /**
  * Turns mapping list query parameters into filters (api.md §4).

@@ -1,0 +1,59 @@
+/** SQL for hashmap groups: a plain (unversioned) resource that mappings and thresholds may belong to. */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../../database/connection.js';
+import { inWriteTransaction } from '../../../database/transaction.js';
+import { groupExists, noSuchGroup } from '../errors.js';
+import type { Group } from '../schemas.js';
+
+/** Groups of the hashmap module. */
+export class GroupRepository {
+  constructor(private readonly database: Database) {}
+
+  /** Every group, in creation order. */
+  listGroups(): Promise<Group[]> {
+    return this.database.db.selectFrom('hashmap_groups').select(['group_id', 'name']).orderBy('id').execute();
+  }
+
+  /** @throws NotFoundError `No such group: None (UUID: {id})`. */
+  async getGroup(uuid: string): Promise<Group> {
+    const row = await this.database.db.selectFrom('hashmap_groups').select(['group_id', 'name']).where('group_id', '=', uuid).executeTakeFirst();
+    if (!row) throw noSuchGroup(uuid);
+    return row;
+  }
+
+  /** @throws ConflictError `Group {name} already exists (UUID: {id})`. */
+  createGroup(name: string): Promise<Group> {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
+      await serialize();
+      const existing = await transaction.selectFrom('hashmap_groups').select('group_id').where('name', '=', name).executeTakeFirst();
+      if (existing) throw groupExists(name, existing.group_id);
+      const group = { group_id: randomUUID(), name };
+      await transaction.insertInto('hashmap_groups').values(group).execute();
+      return group;
+    });
+  }
+
+  /**
+   * Deletes a group. Not recursive: its rules are detached (`group_id` becomes null, by the
+   * foreign key). Recursive: its live mappings are soft-deleted by `actor` and its thresholds
+   * deleted first.
+   *
+   * @throws NotFoundError when unknown.
+   */
+  deleteGroup(uuid: string, options: { recursive: boolean; actor: string; now: string }): Promise<void> {
+    return inWriteTransaction(this.database, async (transaction) => {
+      const group = await transaction.selectFrom('hashmap_groups').select('id').where('group_id', '=', uuid).executeTakeFirst();
+      if (!group) throw noSuchGroup(uuid);
+      if (options.recursive) {
+        await transaction
+          .updateTable('hashmap_mappings')
+          .set({ deleted: options.now, deleted_by: options.actor })
+          .where('group_id', '=', group.id)
+          .where('deleted', 'is', null)
+          .execute();
+        await transaction.deleteFrom('hashmap_thresholds').where('group_id', '=', group.id).execute();
+      }
+      await transaction.deleteFrom('hashmap_groups').where('id', '=', group.id).execute();
+    });
+  }
+}

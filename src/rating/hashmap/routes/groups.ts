@@ -1,0 +1,59 @@
+/** Routes of hashmap groups and the rules of a group (api.md §4). Thin: parse → call → status. */
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
+import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
+import { toStorageDateTime } from '../../common/datetime.js';
+import { noSuchGroup } from '../errors.js';
+import { Group, GroupCollection, GroupCreateBody, MappingCollection, ThresholdCollection } from '../schemas.js';
+import type { HashmapRouteOptions } from './context.js';
+
+const IdQuery = (name: string) => QueryString({ [name]: Type.Optional(Type.String()) });
+/** Collections without arguments still refuse unknown query parameters (api.md §1). */
+const NoQuery = QueryString({});
+
+/** Groups and the group sub-collections (mappings, thresholds). */
+export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async (app, { repositories, hidden }) => {
+  const { groups, mappings, thresholds } = repositories;
+  const tags = ['hashmap'];
+
+  app.get('/groups', { schema: { hide: hidden, tags, summary: 'List groups', querystring: NoQuery, response: { 200: GroupCollection } } }, async () => ({ groups: await groups.listGroups() }));
+  app.get('/groups/:group_id', { schema: { hide: hidden, tags, summary: 'Get a group', querystring: IdQuery('group_id'), response: { 200: Group } } }, (request) =>
+    groups.getGroup(resourceId(request, 'group_id', noSuchGroup)),
+  );
+  app.post('/groups', { config: { bodyName: 'group_data' }, schema: { hide: hidden, tags, summary: 'Create a group', querystring: NoQuery, body: GroupCreateBody, response: { 201: Group } } }, async (request, reply) => {
+    const group = await groups.createGroup(request.body.name);
+    setLocation(request, reply, group.group_id);
+    return reply.code(201).send(group);
+  });
+  for (const url of ['/groups', '/groups/:group_id']) {
+    app.delete(
+      url,
+      {
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Delete a group; recursive also deletes its rules, else they are detached',
+          querystring: QueryString({ group_id: Type.Optional(Type.String()), recursive: Type.Optional(BooleanText) }),
+          body: Type.Object({ group_id: Type.Optional(Type.String()), recursive: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        },
+      },
+      async (request, reply) => {
+        const recursive = request.body?.recursive ?? queryBoolean(request.query.recursive) ?? false;
+        const now = requestTime();
+        await groups.deleteGroup(resourceId(request, 'group_id', noSuchGroup), { recursive, actor: actingUser(request), now: toStorageDateTime(now) });
+        return reply.code(204).send();
+      },
+    );
+  }
+  for (const url of ['/groups/mappings', '/groups/:group_id/mappings']) {
+    app.get(url, { schema: { hide: hidden, tags, summary: 'List the mappings of a group', querystring: IdQuery('group_id'), response: { 200: MappingCollection } } }, async (request) => ({
+      mappings: await mappings.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
+    }));
+  }
+  for (const url of ['/groups/thresholds', '/groups/:group_id/thresholds']) {
+    app.get(url, { schema: { hide: hidden, tags, summary: 'List the thresholds of a group', querystring: IdQuery('group_id'), response: { 200: ThresholdCollection } } }, async (request) => ({
+      thresholds: await thresholds.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
+    }));
+  }
+};
