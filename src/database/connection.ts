@@ -6,18 +6,15 @@
 import type { Kysely } from 'kysely';
 import type { TariffTables } from './tables.js';
 import { ConfigurationError } from '../config.js';
-import { openSqlite } from './dialects/sqlite.js';
-import { openPostgres } from './dialects/postgres.js';
-import { openMysql } from './dialects/mysql.js';
-import type { DialectTraits } from './dialects/traits.js';
+import { dialectNamed } from './dialects/dialect.js';
+import type { DialectName, DialectTraits } from './dialects/traits.js';
 
-/** The SQL dialects Tariff runs on. */
-export type DialectName = 'sqlite' | 'postgres' | 'mysql';
-
-/** An open database: the Kysely handle, its dialect and a way to close it. */
+/**
+ * An open database: the Kysely handle, its dialect's traits and a way to close it. Code that
+ * needs to know what differs between databases asks `traits`, never which database it is.
+ */
 export interface Database {
   readonly db: Kysely<TariffTables>;
-  readonly dialect: DialectName;
   /** What differs about this dialect (dialects/traits.ts). */
   readonly traits: DialectTraits;
   /** Human-readable location without credentials, for logs. */
@@ -46,6 +43,19 @@ export interface DatabaseOptions {
 /** {@link DatabaseOptions} with every default filled in, as the dialect modules get them. */
 export type PoolSettings = Required<DatabaseOptions>;
 
+/** What a dialect module's opener hands back: the Kysely handle and where it points, without credentials. */
+export interface OpenedDatabase {
+  db: Kysely<TariffTables>;
+  description: string;
+}
+
+/** The URL schemes Tariff accepts, the dialect each names, and what its opener is given. */
+const URL_SCHEMES: readonly { pattern: RegExp; dialect: DialectName; location: (url: string) => string }[] = [
+  { pattern: /^sqlite:/, dialect: 'sqlite', location: (url) => url.slice('sqlite:'.length) },
+  { pattern: /^postgres(ql)?:\/\//, dialect: 'postgres', location: (url) => url },
+  { pattern: /^(mysql|mariadb):\/\//, dialect: 'mysql', location: (url) => url },
+];
+
 /**
  * Parses a database URL and opens it.
  *
@@ -60,10 +70,11 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     timeoutMs: options.timeoutMs ?? 5000,
     onPoolError: options.onPoolError ?? (() => undefined),
   };
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, settings);
-  if (/^(mysql|mariadb):\/\//.test(url)) return openMysql(url, settings);
-  throw new ConfigurationError(`TARIFF_DATABASE_URL must start with sqlite:, postgres:// or mysql://, got '${redactUrl(url)}'`);
+  const scheme = URL_SCHEMES.find(({ pattern }) => pattern.test(url));
+  if (!scheme) throw new ConfigurationError(`TARIFF_DATABASE_URL must start with sqlite:, postgres:// or mysql://, got '${redactUrl(url)}'`);
+  const { traits, open } = dialectNamed(scheme.dialect);
+  const { db, description } = open(scheme.location(url), settings);
+  return { db, traits, description, writes: { count: 0 }, close: () => db.destroy() };
 }
 
 /** The URL with its password masked, for logs. */

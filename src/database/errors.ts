@@ -4,10 +4,8 @@
  * (left as it is → 500).
  */
 import { ConflictError, TariffError } from '../kernel/errors.js';
-import { mysqlTraits } from './dialects/mysql.js';
-import { postgresTraits } from './dialects/postgres.js';
-import { sqliteTraits } from './dialects/sqlite.js';
-import type { DialectTraits, DriverError } from './dialects/traits.js';
+import { dialectNamed } from './dialects/dialect.js';
+import { DIALECT_NAMES, type DialectTraits, type DriverError } from './dialects/traits.js';
 
 /** 503: the database cannot be reached; the request can be repeated later. */
 export class DatabaseUnavailableError extends TariffError {
@@ -31,31 +29,26 @@ export class StorageFullError extends TariffError {
  * drivers' codes do not overlap: SQLite's are `SQLITE_*` names, PostgreSQL's SQLSTATEs have no
  * errno, MySQL's errnos are positive).
  */
-const EVERY_DIALECT: readonly DialectTraits[] = [sqliteTraits, postgresTraits, mysqlTraits];
+const EVERY_DIALECT: readonly DialectTraits[] = DIALECT_NAMES.map((name) => dialectNamed(name).traits);
+
+/** Whether any dialect's `test` says yes. */
+function anyDialect(test: (traits: DialectTraits) => boolean): boolean {
+  return EVERY_DIALECT.some(test);
+}
 
 /** The error's code or errno, for the fault message. */
 function errorCode(driver: DriverError): string {
   return driver.code ?? (driver.errno !== undefined ? `errno ${driver.errno}` : 'no code');
 }
 
-/** PostgreSQL SQLSTATEs: serialization failure, deadlock. */
-const POSTGRES_RETRY = new Set(['40001', '40P01']);
-/** MySQL/MariaDB errnos: lock wait timeout, deadlock (also Galera certification failures). */
-const MYSQL_RETRY = new Set([1205, 1213]);
-/** Connection-level failures of every driver. */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR',
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006',
-  'SQLITE_BUSY', 'SQLITE_LOCKED',
-]);
-const UNREACHABLE_MESSAGES = /Connection terminated|not queryable|Query read timeout|connection timeout|timeout exceeded when trying to connect|Can't add new command when connection is in closed state|Connection lost|read ECONNRESET|socket hang up/i;
+/** Node's network errors, which the networked drivers pass on (the dialects' own are in their traits). */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+const NETWORK_MESSAGES = /connection timeout|read ECONNRESET|socket hang up/i;
 
-/** Unique and foreign-key violations: a concurrent write won a race the checks could not see. */
-const CONSTRAINT_CODES = new Set([
-  '23505', '23503', 'ER_DUP_ENTRY', 'ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW',
-  'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY',
-]);
+/** Whether the database cannot be reached, or is busy past its timeout. */
+function isUnavailable(driver: DriverError): boolean {
+  return NETWORK_CODES.has(driver.code ?? '') || NETWORK_MESSAGES.test(driver.message ?? '') || anyDialect((traits) => traits.isUnavailable(driver));
+}
 
 /**
  * Classifies an error thrown inside a write transaction (or, without `lastAttempt`, a read).
@@ -74,11 +67,10 @@ export function classifyDatabaseError(error: unknown, context: { lastAttempt: bo
   const exhausted = EVERY_DIALECT.map((traits) => traits.exhaustedResource(driver)).find((resource) => resource !== undefined);
   if (exhausted === 'storage') return new StorageFullError(errorCode(driver));
   if (exhausted === 'other') return new DatabaseUnavailableError(`the database server is out of resources (${errorCode(driver)})`);
-  const race = POSTGRES_RETRY.has(code) || (driver.errno !== undefined && MYSQL_RETRY.has(driver.errno));
-  if (race || CONSTRAINT_CODES.has(code)) {
+  if (anyDialect((traits) => traits.isLostRace(driver) || traits.isConstraintViolation(driver))) {
     return context.lastAttempt ? new ConflictError('The request conflicts with a concurrent change; try again.') : 'retry';
   }
-  if (UNREACHABLE_CODES.has(code) || UNREACHABLE_MESSAGES.test(driver.message ?? '')) {
+  if (isUnavailable(driver)) {
     return new DatabaseUnavailableError(code || (driver.message ?? 'connection failed'));
   }
   return undefined;

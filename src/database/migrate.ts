@@ -31,7 +31,7 @@ const MIGRATIONS: Record<string, TariffMigration> = {
 export class MigrationError extends Error {}
 
 function migratorFor(database: Database): Migrator {
-  const context: MigrationContext = { dialect: database.dialect, traits: database.traits };
+  const context: MigrationContext = { traits: database.traits };
   const migrations: Record<string, Migration> = {};
   for (const [name, migration] of Object.entries(MIGRATIONS)) {
     migrations[name] = { up: (db) => migration.up(db, context) };
@@ -105,7 +105,7 @@ export async function upgradeDatabase(database: Database, options: { dryRun?: bo
     try {
       await applyCloudKittyUpgrade(database, adoption);
     } catch (error) {
-      const transactional = database.dialect === 'postgres' ? 'nothing was changed' : 'the database may be half-upgraded: restore it from the backup';
+      const transactional = database.traits.transactionalDdl ? 'nothing was changed' : 'the database may be half-upgraded: restore it from the backup';
       throw new MigrationError(`Upgrading CloudKitty's rating tables failed (${transactional}): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
@@ -119,7 +119,7 @@ async function runMigrations(database: Database): Promise<MigrationResult[]> {
   // Kysely takes no migration lock on SQLite (it assumes one connection): when two processes
   // start on a new file at once, the one that loses the race fails on a table the other just
   // created. Its second look finds the migrations applied.
-  for (let attempt = 1; error && database.dialect === 'sqlite' && attempt <= 3; attempt += 1) {
+  for (let attempt = 1; error && !database.traits.migrationLockAcrossProcesses && attempt <= 3; attempt += 1) {
     await sleep(100 * attempt);
     ({ error, results = [] } = await migrator.migrateToLatest());
   }

@@ -7,13 +7,15 @@
  * for as few statements as possible. Transactions that lose a deadlock, a serialization check,
  * a Galera certification or a constraint race are retried; unreachable databases give 503.
  *
- * SQLite starts with `BEGIN IMMEDIATE` (the database-wide write lock); PostgreSQL and MySQL use
- * READ COMMITTED, so every statement after the lock sees the writes committed before it.
+ * How a transaction begins is the dialect's (`DialectTraits.writeTransaction`): SQLite starts with
+ * `BEGIN IMMEDIATE` (the database-wide write lock); PostgreSQL and MySQL use READ COMMITTED, so
+ * every statement after the lock sees the writes committed before it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './connection.js';
 import type { TariffTables } from './tables.js';
+import type { WriteTransactionStart } from './dialects/traits.js';
 import { classifyDatabaseError } from './errors.js';
 
 /** A Kysely handle bound to one open transaction. */
@@ -45,13 +47,8 @@ async function withSerializedWrites<T>(transaction: Transaction, work: WriteWork
   return result;
 }
 
-async function runOnce<T>(database: Database, work: WriteWork<T>): Promise<T> {
-  if (database.dialect !== 'sqlite') {
-    return database.db
-      .transaction()
-      .setIsolationLevel('read committed')
-      .execute((transaction) => withSerializedWrites(transaction, work));
-  }
+/** Runs `work` in a transaction begun with `BEGIN IMMEDIATE` on one connection. */
+async function inImmediateTransaction<T>(database: Database, work: WriteWork<T>): Promise<T> {
   return database.db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
     try {
@@ -63,6 +60,26 @@ async function runOnce<T>(database: Database, work: WriteWork<T>): Promise<T> {
       throw error;
     }
   });
+}
+
+/** Reached only with a start outside {@link WriteTransactionStart}, which the compiler rules out. */
+function unknownStart(start: never): never {
+  throw new Error(`unknown write transaction start: ${JSON.stringify(start)}`);
+}
+
+async function runOnce<T>(database: Database, work: WriteWork<T>): Promise<T> {
+  const start = database.traits.writeTransaction;
+  switch (start.kind) {
+    case 'isolation-level':
+      return database.db
+        .transaction()
+        .setIsolationLevel(start.level)
+        .execute((transaction) => withSerializedWrites(transaction, work));
+    case 'begin-immediate':
+      return inImmediateTransaction(database, work);
+    default:
+      return unknownStart(start);
+  }
 }
 
 /** A write: runs in `transaction` and calls `serialize` before the checks that must not race. */

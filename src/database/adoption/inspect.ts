@@ -30,11 +30,7 @@ type TableColumns = Map<string, string[]>;
 
 /** Reads the tables and their columns (PostgreSQL: of the current schema only). */
 async function readTableColumns(database: Database): Promise<TableColumns> {
-  let schema: string | undefined;
-  if (database.dialect === 'postgres') {
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
-    schema = rows[0]?.schema;
-  }
+  const schema = await database.traits.currentSchema(database.db);
   const tables = await database.db.introspection.getTables();
   return new Map(tables.filter((table) => !table.isView && (schema === undefined || table.schema === schema)).map((table) => [table.name, table.columns.map((column) => column.name)]));
 }
@@ -94,7 +90,8 @@ async function inspectModule(database: Database, layouts: RatingModuleLayouts, t
  *
  * @throws UnrecognisedDatabaseError for rating tables without CloudKitty's migration tables, an
  *   unknown alembic revision, columns that match no known layout (a half-finished upgrade), or
- *   CloudKitty 17-22 tables on SQLite (CloudKitty on SQLite is a test setup; not adopted).
+ *   CloudKitty 17-22 tables on a dialect without in-place upgrade SQL (SQLite: CloudKitty on
+ *   SQLite is a test setup; not adopted).
  */
 export async function inspectDatabase(database: Database): Promise<DatabaseState> {
   const columns = await readTableColumns(database);
@@ -102,8 +99,10 @@ export async function inspectDatabase(database: Database): Promise<DatabaseState
   if (!RATING_TABLES.some((table) => columns.has(table))) return { kind: 'new' };
   const modules: ModuleState[] = [];
   for (const layouts of RATING_MODULE_LAYOUTS) modules.push(await inspectModule(database, layouts, columns));
-  if (database.dialect === 'sqlite' && modules.some((module) => module.at === 'before')) {
-    throw new UnrecognisedDatabaseError('Adopting a CloudKitty SQLite database is not supported (CloudKitty runs on MariaDB or PostgreSQL in production); nothing was changed.');
+  if (database.traits.cloudKittyUpgrade === undefined && modules.some((module) => module.at === 'before')) {
+    throw new UnrecognisedDatabaseError(
+      `Adopting a CloudKitty ${database.traits.displayName} database is not supported (CloudKitty runs on MariaDB or PostgreSQL in production); nothing was changed.`,
+    );
   }
   return { kind: 'cloudkitty', modules };
 }

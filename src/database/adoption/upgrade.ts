@@ -11,7 +11,8 @@
  * the statements are ordered so that an interrupted upgrade is recognised as half-finished.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database, DialectName } from '../connection.js';
+import type { Database } from '../connection.js';
+import { exactTextConversion, type CloudKittyUpgradeSql, type DialectTraits } from '../dialects/traits.js';
 import { ADOPTED_RULES, HASHMAP_LAYOUTS, PYSCRIPTS_LAYOUTS } from './layout.js';
 import type { ModuleState } from './inspect.js';
 
@@ -21,13 +22,9 @@ export interface UpgradeStep {
   statements: string[];
 }
 
-function quote(dialect: DialectName, name: string): string {
-  return dialect === 'mysql' ? `\`${name}\`` : `"${name}"`;
-}
-
 /** The versioning columns, nullable while rows are filled in. */
-function versioningColumns(dialect: DialectName): [string, string][] {
-  const dateTime = dialect === 'mysql' ? 'datetime' : 'timestamp';
+function versioningColumns(traits: DialectTraits): [string, string][] {
+  const { dateTime } = traits.columnTypes;
   return [
     ['created_at', dateTime],
     ['start', dateTime],
@@ -40,93 +37,51 @@ function versioningColumns(dialect: DialectName): [string, string][] {
   ];
 }
 
-function nowUtc(dialect: DialectName): string {
-  return dialect === 'mysql' ? 'UTC_TIMESTAMP()' : "(now() at time zone 'utc')";
-}
-
-/** A random 32-character hexadecimal name per row (CloudKitty: `uuid4().hex`). */
-function generatedName(dialect: DialectName): string {
-  return dialect === 'mysql' ? "REPLACE(UUID(), '-', '')" : "md5(random()::text || clock_timestamp()::text || id::text)";
+/** The filled versioning columns CloudKitty 23 makes NOT NULL. */
+function filledColumns(columns: [string, string][]): [string, string][] {
+  return columns.filter(([name]) => ['created_at', 'start', 'created_by'].includes(name));
 }
 
 /** `ALTER TABLE` making filled columns NOT NULL. */
-function requireColumns(dialect: DialectName, table: string, columns: [string, string][]): string {
-  const changes = columns.map(([name, type]) =>
-    dialect === 'mysql' ? `MODIFY ${quote(dialect, name)} ${type} NOT NULL` : `ALTER COLUMN ${quote(dialect, name)} SET NOT NULL`,
-  );
-  return `ALTER TABLE ${table} ${changes.join(', ')}`;
-}
-
-function dropUnique(dialect: DialectName, constraint: string): string {
-  return dialect === 'mysql' ? `DROP INDEX ${quote(dialect, constraint)}` : `DROP CONSTRAINT ${quote(dialect, constraint)}`;
-}
-
-/**
- * MySQL: CloudKitty's tables are utf8mb3 with a case-insensitive collation; Tariff compares
- * names exactly, so their text is converted to the dialect's exact collation (binary, NO PAD).
- */
-function exactText(collation: string): string {
-  return `CONVERT TO CHARACTER SET utf8mb4 COLLATE ${collation}`;
-}
-
-/** Names of unique constraints (MySQL: unique indexes) on exactly these columns, in order. */
-async function uniqueConstraintsOn(database: Database, table: string, columns: string[]): Promise<string[]> {
-  const wanted = columns.join(',');
-  if (database.dialect === 'mysql') {
-    const { rows } = await sql<{ name: string; columns: string }>`
-      select index_name as name, group_concat(column_name order by seq_in_index) as columns
-      from information_schema.statistics
-      where table_schema = database() and table_name = ${table} and non_unique = 0 and index_name <> 'PRIMARY'
-      group by index_name`.execute(database.db);
-    return rows.filter((row) => row.columns === wanted).map((row) => row.name);
-  }
-  const { rows } = await sql<{ name: string; columns: string }>`
-    select c.conname as name, string_agg(a.attname, ',' order by k.position) as columns
-    from pg_constraint c
-    cross join lateral unnest(c.conkey) with ordinality as k(attnum, position)
-    join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.attnum
-    where c.conrelid = ${table}::regclass and c.contype = 'u'
-    group by c.conname`.execute(database.db);
-  return rows.filter((row) => row.columns === wanted).map((row) => row.name);
+function requireColumns(upgrade: CloudKittyUpgradeSql, table: string, columns: [string, string][]): string {
+  return `ALTER TABLE ${table} ${columns.map(([name, type]) => upgrade.requireColumn(name, type)).join(', ')}`;
 }
 
 /** The lookup indexes Tariff's conflict checks use (CloudKitty's dropped unique constraints served them). */
-function mappingIndexes(dialect: DialectName): string[] {
+function mappingIndexes(traits: DialectTraits): string[] {
   const statements = [
     'CREATE INDEX ix_hashmap_mappings_service_value ON hashmap_mappings (service_id, value, tenant_id)',
     'CREATE INDEX ix_hashmap_mappings_field_value ON hashmap_mappings (field_id, value, tenant_id)',
     'CREATE INDEX ix_hashmap_mappings_name ON hashmap_mappings (name)',
   ];
-  // MySQL indexes foreign keys by itself; PostgreSQL does not.
-  if (dialect === 'postgres') {
-    statements.push(
-      'CREATE INDEX ix_hashmap_mappings_group_id ON hashmap_mappings (group_id)',
-      'CREATE UNIQUE INDEX uniq_hashmap_mappings_live_name ON hashmap_mappings (name) WHERE deleted IS NULL',
-    );
-  }
+  if (!traits.indexesForeignKeys) statements.push('CREATE INDEX ix_hashmap_mappings_group_id ON hashmap_mappings (group_id)');
+  if (traits.partialIndexes) statements.push('CREATE UNIQUE INDEX uniq_hashmap_mappings_live_name ON hashmap_mappings (name) WHERE deleted IS NULL');
   return statements;
 }
 
-async function hashmapSteps(database: Database): Promise<UpgradeStep[]> {
-  const { dialect } = database;
-  const collation = await database.traits.exactTextCollation(database.db);
+async function hashmapSteps(database: Database, upgrade: CloudKittyUpgradeSql): Promise<UpgradeStep[]> {
+  const { traits } = database;
+  const quote = traits.quoteIdentifier;
+  // MySQL: CloudKitty's tables are utf8mb3 with a case-insensitive collation; Tariff compares
+  // names exactly, so their text is converted to the dialect's exact collation (binary, NO PAD).
+  const exact = await exactTextConversion(traits, database.db);
   const table = 'hashmap_mappings';
-  const columns = versioningColumns(dialect);
+  const columns = versioningColumns(traits);
   const replaced = [
-    ...(await uniqueConstraintsOn(database, table, ['value', 'field_id', 'tenant_id'])),
-    ...(await uniqueConstraintsOn(database, table, ['value', 'service_id', 'tenant_id'])),
+    ...(await upgrade.uniqueConstraintsOn(database.db, table, ['value', 'field_id', 'tenant_id'])),
+    ...(await upgrade.uniqueConstraintsOn(database.db, table, ['value', 'service_id', 'tenant_id'])),
   ];
   const alter = [
-    ...replaced.map((constraint) => dropUnique(dialect, constraint)),
+    ...replaced.map((constraint) => upgrade.dropUniqueConstraint(constraint)),
     `ADD COLUMN name varchar(32)`,
-    ...columns.map(([name, type]) => `ADD COLUMN ${quote(dialect, name)} ${type}`),
-    ...(collation !== undefined ? [exactText(collation)] : []),
+    ...columns.map(([name, type]) => `ADD COLUMN ${quote(name)} ${type}`),
+    ...(exact !== undefined ? [exact.convertTable] : []),
   ];
   const steps: UpgradeStep[] = [];
-  if (collation !== undefined) {
+  if (exact !== undefined) {
     steps.push({
-      description: `convert the other hashmap tables to utf8mb4 with exact name comparison (${collation}: binary, no trailing-space padding)`,
-      statements: ['hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_thresholds'].map((other) => `ALTER TABLE ${other} ${exactText(collation)}`),
+      description: `convert the other hashmap tables to utf8mb4 with exact name comparison (${exact.collation}: binary, no trailing-space padding)`,
+      statements: ['hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_thresholds'].map((other) => `ALTER TABLE ${other} ${exact.convertTable}`),
     });
   }
   steps.push(
@@ -137,28 +92,29 @@ async function hashmapSteps(database: Database): Promise<UpgradeStep[]> {
     {
       description: `hashmap_mappings: every existing mapping gets a generated name, start ${ADOPTED_RULES.mappingStart}, created_by '${ADOPTED_RULES.createdBy}'`,
       statements: [
-        `UPDATE ${table} SET name = ${generatedName(dialect)}, created_at = ${nowUtc(dialect)}, ${quote(dialect, 'start')} = '${ADOPTED_RULES.mappingStart}', created_by = '${ADOPTED_RULES.createdBy}'`,
-        requireColumns(dialect, table, [['name', 'varchar(32)'], ...columns.filter(([name]) => ['created_at', 'start', 'created_by'].includes(name))]),
+        `UPDATE ${table} SET name = ${upgrade.randomHexPerRow}, created_at = ${traits.nowUtc}, ${quote('start')} = '${ADOPTED_RULES.mappingStart}', created_by = '${ADOPTED_RULES.createdBy}'`,
+        requireColumns(upgrade, table, [['name', 'varchar(32)'], ...filledColumns(columns)]),
       ],
     },
-    { description: 'hashmap_mappings: lookup indexes for the conflict checks', statements: mappingIndexes(dialect) },
+    { description: 'hashmap_mappings: lookup indexes for the conflict checks', statements: mappingIndexes(traits) },
     { description: `hashmap_alembic: revision ${HASHMAP_LAYOUTS.versioned.revision}`, statements: [`UPDATE hashmap_alembic SET version_num = '${HASHMAP_LAYOUTS.versioned.revision}'`] },
   );
   return steps;
 }
 
-async function pyscriptsSteps(database: Database): Promise<UpgradeStep[]> {
-  const { dialect } = database;
-  const collation = await database.traits.exactTextCollation(database.db);
+async function pyscriptsSteps(database: Database, upgrade: CloudKittyUpgradeSql): Promise<UpgradeStep[]> {
+  const { traits } = database;
+  const quote = traits.quoteIdentifier;
+  const exact = await exactTextConversion(traits, database.db);
   const table = 'pyscripts_scripts';
-  const columns = versioningColumns(dialect);
-  const replaced = await uniqueConstraintsOn(database, table, ['name']);
+  const columns = versioningColumns(traits);
+  const replaced = await upgrade.uniqueConstraintsOn(database.db, table, ['name']);
   const alter = [
-    ...replaced.map((constraint) => dropUnique(dialect, constraint)),
-    ...columns.map(([name, type]) => `ADD COLUMN ${quote(dialect, name)} ${type}`),
+    ...replaced.map((constraint) => upgrade.dropUniqueConstraint(constraint)),
+    ...columns.map(([name, type]) => `ADD COLUMN ${quote(name)} ${type}`),
+    ...(exact !== undefined ? [exact.convertTable] : []),
     // CloudKitty's BLOB holds 64 KiB; Tariff's column holds larger scripts.
-    ...(collation !== undefined ? [exactText(collation)] : []),
-    ...(dialect === 'mysql' ? ['MODIFY data longblob NOT NULL'] : []),
+    ...(upgrade.widenScriptData !== undefined ? [upgrade.widenScriptData] : []),
   ];
   return [
     {
@@ -168,9 +124,9 @@ async function pyscriptsSteps(database: Database): Promise<UpgradeStep[]> {
     {
       description: `pyscripts_scripts: every existing script gets start ${ADOPTED_RULES.scriptStart}, created_by '${ADOPTED_RULES.createdBy}'`,
       statements: [
-        `UPDATE ${table} SET created_at = ${nowUtc(dialect)}, ${quote(dialect, 'start')} = '${ADOPTED_RULES.scriptStart}', created_by = '${ADOPTED_RULES.createdBy}'`,
-        requireColumns(dialect, table, columns.filter(([name]) => ['created_at', 'start', 'created_by'].includes(name))),
-        ...(dialect === 'postgres' ? ['CREATE UNIQUE INDEX uniq_pyscripts_scripts_live_name ON pyscripts_scripts (name) WHERE deleted IS NULL'] : []),
+        `UPDATE ${table} SET created_at = ${traits.nowUtc}, ${quote('start')} = '${ADOPTED_RULES.scriptStart}', created_by = '${ADOPTED_RULES.createdBy}'`,
+        requireColumns(upgrade, table, filledColumns(columns)),
+        ...(traits.partialIndexes ? ['CREATE UNIQUE INDEX uniq_pyscripts_scripts_live_name ON pyscripts_scripts (name) WHERE deleted IS NULL'] : []),
       ],
     },
     { description: `pyscripts_alembic: revision ${PYSCRIPTS_LAYOUTS.versioned.revision}`, statements: [`UPDATE pyscripts_alembic SET version_num = '${PYSCRIPTS_LAYOUTS.versioned.revision}'`] },
@@ -182,12 +138,16 @@ async function pyscriptsSteps(database: Database): Promise<UpgradeStep[]> {
  * the database (constraint names) but changes nothing.
  *
  * @returns no steps when every module is already versioned.
+ * @throws Error when a module needs upgrading on a dialect without in-place upgrade SQL (SQLite;
+ *   inspectDatabase refuses such a database first).
  */
 export async function planCloudKittyUpgrade(database: Database, modules: ModuleState[]): Promise<UpgradeStep[]> {
   const steps: UpgradeStep[] = [];
   for (const module of modules) {
     if (module.at !== 'before') continue;
-    steps.push(...(module.layouts.module === 'hashmap' ? await hashmapSteps(database) : await pyscriptsSteps(database)));
+    const upgrade = database.traits.cloudKittyUpgrade;
+    if (upgrade === undefined) throw new Error(`CloudKitty's tables are not upgraded in place on ${database.traits.displayName}`);
+    steps.push(...(module.layouts.module === 'hashmap' ? await hashmapSteps(database, upgrade) : await pyscriptsSteps(database, upgrade)));
   }
   return steps;
 }
@@ -197,13 +157,14 @@ async function run(db: Kysely<unknown>, steps: UpgradeStep[]): Promise<void> {
 }
 
 /**
- * Applies the steps: in one transaction on PostgreSQL; statement by statement on MySQL, whose
- * DDL commits implicitly.
+ * Applies the steps: in one transaction where DDL is transactional (PostgreSQL); statement by
+ * statement elsewhere (MySQL, whose DDL commits implicitly).
  *
- * @throws the database error of the first failing statement (PostgreSQL: nothing is changed).
+ * @throws the database error of the first failing statement (with transactional DDL nothing is
+ *   changed).
  */
 export async function applyCloudKittyUpgrade(database: Database, steps: UpgradeStep[]): Promise<void> {
   const db = database.db as unknown as Kysely<unknown>;
-  if (database.dialect === 'postgres') await db.transaction().execute((transaction) => run(transaction, steps));
+  if (database.traits.transactionalDdl) await db.transaction().execute((transaction) => run(transaction, steps));
   else await run(db, steps);
 }

@@ -5,26 +5,8 @@
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { redactUrl, type Database, type PoolSettings } from '../connection.js';
+import { redactUrl, type OpenedDatabase, type PoolSettings } from '../connection.js';
 import type { TariffTables } from '../tables.js';
-import type { DialectTraits } from './traits.js';
-
-/** SQLSTATE 53100 disk_full; the rest of class 53 (insufficient resources) is memory or server limits. */
-const DISK_FULL = '53100';
-const INSUFFICIENT_RESOURCES_CLASS = '53';
-
-/**
- * PostgreSQL's facts: `=` on text is exact under every deterministic collation (the only kind a
- * database default can be), and `varchar` is never padded.
- */
-export const postgresTraits: DialectTraits = {
-  exhaustedResource(error) {
-    if (error.code === DISK_FULL) return 'storage';
-    if (error.code?.length === 5 && error.code.startsWith(INSUFFICIENT_RESOURCES_CLASS)) return 'other';
-    return undefined;
-  },
-  exactTextCollation: async () => undefined,
-};
 
 const types = {
   // timestamp (1114) and date (1082) stay text: naive UTC, as stored.
@@ -61,7 +43,7 @@ function preparingStatements(client: pg.PoolClient): void {
 }
 
 /** Opens a connection pool to the PostgreSQL database at `url`. */
-export function openPostgres(url: string, settings: PoolSettings): Database {
+export function openPostgres(url: string, settings: PoolSettings): OpenedDatabase {
   const pool = new pg.Pool({
     connectionString: url,
     max: settings.poolSize,
@@ -79,5 +61,5 @@ export function openPostgres(url: string, settings: PoolSettings): Database {
     preparingStatements(client);
   });
   const db = new Kysely<TariffTables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', traits: postgresTraits, description: redactUrl(url), writes: { count: 0 }, close: () => db.destroy() };
+  return { db, description: redactUrl(url) };
 }

@@ -7,19 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
-import { DatabaseOpenError, type Database } from '../connection.js';
+import { DatabaseOpenError, type OpenedDatabase } from '../connection.js';
 import type { TariffTables } from '../tables.js';
-import type { DialectTraits } from './traits.js';
-
-/** SQLite's facts: text compares exactly by its BINARY collation already. */
-export const sqliteTraits: DialectTraits = {
-  exhaustedResource(error) {
-    if (error.code === 'SQLITE_FULL') return 'storage';
-    if (error.code === 'SQLITE_NOMEM') return 'other';
-    return undefined;
-  },
-  exactTextCollation: async () => undefined,
-};
 
 /** Distinct SQL texts whose prepared statements are kept; past it the cache starts over. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -84,7 +73,7 @@ function openConnection(file: string, inMemory: boolean): BetterSqlite3.Database
  * @throws DatabaseOpenError naming the file and the problem: not a database, damaged, a folder
  *   that cannot be created, a file that cannot be read.
  */
-export function openSqlite(path: string): Database {
+export function openSqlite(path: string): OpenedDatabase {
   const file = path.replace(/^\/\/(?=\/)/, '');
   const inMemory = file === ':memory:';
   let sqlite: BetterSqlite3.Database;
@@ -94,5 +83,5 @@ export function openSqlite(path: string): Database {
     throw new DatabaseOpenError(`cannot open the SQLite database ${file}: ${describeOpenFailure(error)}`);
   }
   const db = new Kysely<TariffTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', traits: sqliteTraits, description: `sqlite:${inMemory ? file : resolve(file)}`, writes: { count: 0 }, close: () => db.destroy() };
+  return { db, description: `sqlite:${inMemory ? file : resolve(file)}` };
 }

@@ -3,16 +3,16 @@
  * only when missing: on a database adopted from CloudKitty it is CloudKitty's own table, used as
  * it is.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { MigrationContext } from './context.js';
 
 /** Creates `modules_state` unless it exists. */
-export async function up(db: Kysely<unknown>, _context: MigrationContext): Promise<void> {
+export async function up(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
   await db.schema
     .createTable('modules_state')
     .ifNotExists()
     .addColumn('name', 'varchar(255)', (column) => column.primaryKey())
-    .addColumn('state', 'boolean', (column) => column.notNull().defaultTo(false))
+    .addColumn('state', sql.raw(context.traits.columnTypes.boolean), (column) => column.notNull().defaultTo(false))
     .addColumn('priority', 'integer')
     .execute();
 }

@@ -10,24 +10,12 @@ import { sql, type Kysely } from 'kysely';
 import type { MigrationContext } from './context.js';
 import { RATING_TABLES } from '../adoption/layout.js';
 
-/** Rating tables with a text column, or a table default, in another collation than `collation`. */
-async function tablesToConvert(db: Kysely<unknown>, collation: string): Promise<string[]> {
-  const tables = [...RATING_TABLES];
-  const { rows } = await sql<{ name: string }>`
-    select table_name as name from information_schema.columns
-    where table_schema = database() and table_name in (${sql.join(tables)}) and collation_name is not null and collation_name <> ${collation}
-    union
-    select table_name as name from information_schema.tables
-    where table_schema = database() and table_name in (${sql.join(tables)}) and table_collation <> ${collation}`.execute(db);
-  const found = new Set(rows.map((row) => row.name));
-  return tables.filter((table) => found.has(table));
-}
-
 /** Converts the rating tables' text to the exact collation where it is not already. */
 export async function up(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
-  const collation = await context.traits.exactTextCollation(db);
-  if (collation === undefined) return;
-  for (const table of await tablesToConvert(db, collation)) {
-    await sql`alter table ${sql.table(table)} convert to character set utf8mb4 collate ${sql.raw(collation)}`.execute(db);
+  const exact = context.traits.exactTextCollation;
+  if (exact === undefined) return;
+  const collation = await exact.choose(db);
+  for (const table of await exact.tablesNotIn(db, RATING_TABLES, collation)) {
+    await sql`alter table ${sql.table(table)} ${sql.raw(exact.convertTable(collation))}`.execute(db);
   }
 }

@@ -1,21 +1,29 @@
-/** What a migration needs to know besides the Kysely handle: the dialect and its column types. */
-import { sql } from 'kysely';
-import type { DialectName } from '../connection.js';
+/** What a migration needs to know besides the Kysely handle: the dialect's traits and its column types. */
+import { sql, type RawBuilder } from 'kysely';
 import type { DialectTraits } from '../dialects/traits.js';
 
 /** Passed to every migration. */
 export interface MigrationContext {
-  dialect: DialectName;
   traits: DialectTraits;
 }
 
-/** Column types per dialect. SQLite keeps decimals as TEXT (its NUMERIC is a float). */
-export function columnTypes(dialect: DialectName) {
-  const sqlite = dialect === 'sqlite';
+/** The column types the rating tables use, ready for `addColumn`. */
+export interface RatingColumnTypes {
+  /** api.md §1: costs are `NUMERIC(40,28)`. */
+  cost: RawBuilder<unknown>;
+  /** api.md §1: threshold levels are `NUMERIC(20,8)`. */
+  level: RawBuilder<unknown>;
+  dateTime: RawBuilder<unknown>;
+  blob: RawBuilder<unknown>;
+}
+
+/** The rating tables' column types on the dialect of `traits` (SQLite keeps decimals as TEXT: its NUMERIC is a float). */
+export function columnTypes(traits: DialectTraits): RatingColumnTypes {
+  const types = traits.columnTypes;
   return {
-    cost: sql.raw(sqlite ? 'text' : 'numeric(40, 28)'),
-    level: sql.raw(sqlite ? 'text' : 'numeric(20, 8)'),
-    dateTime: sql.raw(sqlite ? 'text' : dialect === 'postgres' ? 'timestamp' : 'datetime'),
-    blob: sql.raw(sqlite ? 'blob' : dialect === 'postgres' ? 'bytea' : 'longblob'),
-  } as const;
+    cost: sql.raw(types.decimal(40, 28)),
+    level: sql.raw(types.decimal(20, 8)),
+    dateTime: sql.raw(types.dateTime),
+    blob: sql.raw(types.blob),
+  };
 }

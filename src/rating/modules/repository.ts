@@ -36,8 +36,8 @@ export class ModuleRepository {
     if (!current) throw new Error(`unknown module ${name}`);
     const state = change.enabled ?? current.enabled;
     const priority = change.priority ?? current.priority;
-    // SQLite stores booleans as 0/1 and its driver binds no JS booleans.
-    const stored = (this.database.dialect === 'sqlite' ? Number(state) : state) as boolean;
+    // The dialect's boolean binding (SQLite: 0/1, its driver binds no JS booleans).
+    const stored = this.database.traits.bindBoolean(state) as boolean;
     await inWriteTransaction(this.database, async (transaction) => {
       const existing = await transaction.selectFrom('modules_state').select('name').where('name', '=', name).executeTakeFirst();
       if (existing) await transaction.updateTable('modules_state').set({ state: stored, priority }).where('name', '=', name).execute();

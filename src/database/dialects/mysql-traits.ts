@@ -1,0 +1,110 @@
+/** MariaDB's and MySQL's facts (mysql2). */
+import { sql } from 'kysely';
+import type { CloudKittyUpgradeSql, DialectTraits, ExactTextCollation } from './traits.js';
+
+/** Server errnos that mean no room is left: ER_DISK_FULL, ER_RECORD_FILE_FULL (InnoDB: the table space cannot grow). */
+const STORAGE_FULL_ERRNOS = new Set([1021, 1114]);
+/** Write errors that mean a full disk when their OS error is ENOSPC (28): EE_WRITE, ER_ERROR_ON_WRITE, ER_GET_ERRNO, ER_TEMP_FILE_WRITE_FAILURE. */
+const WRITE_ERRNOS = new Set([3, 1026, 1030, 1878]);
+const NO_SPACE = /No space left on device|Errcode: 28\b|error 28\b/i;
+/** ER_OUTOFMEMORY, ER_OUT_OF_SORTMEMORY, ER_OUT_OF_RESOURCES. */
+const OUT_OF_RESOURCES_ERRNOS = new Set([1037, 1038, 1041]);
+/** ER_LOCK_WAIT_TIMEOUT, ER_LOCK_DEADLOCK (Galera reports a failed certification as a deadlock too). */
+const LOST_RACE_ERRNOS = new Set([1205, 1213]);
+/** Duplicate keys and missing parents. */
+const CONSTRAINT_CODES = new Set(['ER_DUP_ENTRY', 'ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW']);
+/** mysql2's codes for a dropped or refused connection. */
+const UNAVAILABLE_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR']);
+/** mysql2's messages for a connection that dropped. */
+const UNAVAILABLE_MESSAGES = /Can't add new command when connection is in closed state|Connection lost/i;
+
+/** Tariff's blob type: CloudKitty's `BLOB` holds 64 KiB. */
+const BLOB = 'longblob';
+
+/**
+ * Binary collations without trailing-space padding, preferred first: MariaDB's, MySQL 8's. The
+ * `utf8mb4_bin` both default to is PAD SPACE (`'trail'` equals `'trail '`, also in unique
+ * indexes).
+ */
+const EXACT_COLLATIONS = ['utf8mb4_nopad_bin', 'utf8mb4_0900_bin'] as const;
+
+function quoteIdentifier(name: string): string {
+  return `\`${name.replaceAll('`', '``')}\``;
+}
+
+const exactTextCollation: ExactTextCollation = {
+  async choose(db) {
+    const { rows } = await sql<{ name: string }>`
+      select collation_name as name from information_schema.collations where collation_name in (${sql.join([...EXACT_COLLATIONS])})`.execute(db);
+    const found = EXACT_COLLATIONS.find((collation) => rows.some((row) => row.name === collation));
+    if (!found) throw new Error(`the server offers neither ${EXACT_COLLATIONS.join(' nor ')} (Tariff needs MariaDB 10.2 or later, or MySQL 8)`);
+    return found;
+  },
+  convertTable: (collation) => `CONVERT TO CHARACTER SET utf8mb4 COLLATE ${collation}`,
+  async tablesNotIn(db, tables, collation) {
+    const { rows } = await sql<{ name: string }>`
+      select table_name as name from information_schema.columns
+      where table_schema = database() and table_name in (${sql.join([...tables])}) and collation_name is not null and collation_name <> ${collation}
+      union
+      select table_name as name from information_schema.tables
+      where table_schema = database() and table_name in (${sql.join([...tables])}) and table_collation <> ${collation}`.execute(db);
+    const found = new Set(rows.map((row) => row.name));
+    return tables.filter((table) => found.has(table));
+  },
+};
+
+const cloudKittyUpgrade: CloudKittyUpgradeSql = {
+  randomHexPerRow: "REPLACE(UUID(), '-', '')",
+  requireColumn: (column, type) => `MODIFY ${quoteIdentifier(column)} ${type} NOT NULL`,
+  dropUniqueConstraint: (name) => `DROP INDEX ${quoteIdentifier(name)}`,
+  async uniqueConstraintsOn(db, table, columns) {
+    const { rows } = await sql<{ name: string; columns: string }>`
+      select index_name as name, group_concat(column_name order by seq_in_index) as columns
+      from information_schema.statistics
+      where table_schema = database() and table_name = ${table} and non_unique = 0 and index_name <> 'PRIMARY'
+      group by index_name`.execute(db);
+    return rows.filter((row) => row.columns === columns.join(',')).map((row) => row.name);
+  },
+  widenScriptData: `MODIFY data ${BLOB} NOT NULL`,
+};
+
+/**
+ * MariaDB's and MySQL's facts: InnoDB tables in utf8mb4 with an exact collation (binary, NO
+ * PAD), no partial indexes, and DDL that commits implicitly.
+ */
+export const mysqlTraits: DialectTraits = {
+  displayName: 'MariaDB/MySQL',
+
+  columnTypes: {
+    decimal: (precision, scale) => `numeric(${precision}, ${scale})`,
+    dateTime: 'datetime',
+    blob: BLOB,
+    boolean: 'boolean',
+    generatedId: { type: 'integer', autoIncrement: true },
+  },
+  tableOptions: (exactCollation) => (exactCollation === undefined ? undefined : `engine=InnoDB default charset=utf8mb4 collate=${exactCollation}`),
+  partialIndexes: false,
+  indexesForeignKeys: true,
+  quoteIdentifier,
+  nowUtc: 'UTC_TIMESTAMP()',
+  currentSchema: async () => undefined,
+
+  writeTransaction: { kind: 'isolation-level', level: 'read committed' },
+  transactionalDdl: false,
+  migrationLockAcrossProcesses: true,
+  bindBoolean: (value) => value,
+
+  exactTextCollation,
+  cloudKittyUpgrade,
+
+  isLostRace: (error) => error.errno !== undefined && LOST_RACE_ERRNOS.has(error.errno),
+  isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),
+  isUnavailable: (error) => UNAVAILABLE_CODES.has(error.code ?? '') || UNAVAILABLE_MESSAGES.test(error.message ?? ''),
+  exhaustedResource(error) {
+    const { errno } = error;
+    if (errno === undefined) return undefined;
+    if (STORAGE_FULL_ERRNOS.has(errno) || (WRITE_ERRNOS.has(errno) && NO_SPACE.test(error.message ?? ''))) return 'storage';
+    if (OUT_OF_RESOURCES_ERRNOS.has(errno)) return 'other';
+    return undefined;
+  },
+};

@@ -1,0 +1,47 @@
+/** SQLite's facts (better-sqlite3): the embedded database, one writer at a time. */
+import type { DialectTraits } from './traits.js';
+
+/** Constraint violations better-sqlite3 reports by their extended result codes. */
+const CONSTRAINT_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
+/** Another process holds the lock past the 5 s busy timeout. */
+const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
+
+/**
+ * SQLite's facts: decimals are TEXT (its NUMERIC is a float), text compares exactly by its BINARY
+ * collation already, and a write transaction takes the database-wide lock when it begins.
+ */
+export const sqliteTraits: DialectTraits = {
+  displayName: 'SQLite',
+
+  columnTypes: {
+    decimal: () => 'text',
+    dateTime: 'text',
+    blob: 'blob',
+    boolean: 'boolean',
+    generatedId: { type: 'integer', autoIncrement: true },
+  },
+  tableOptions: () => undefined,
+  partialIndexes: true,
+  indexesForeignKeys: false,
+  quoteIdentifier: (name) => `"${name.replaceAll('"', '""')}"`,
+  nowUtc: "datetime('now')",
+  currentSchema: async () => undefined,
+
+  writeTransaction: { kind: 'begin-immediate' },
+  transactionalDdl: true,
+  migrationLockAcrossProcesses: false,
+  bindBoolean: (value) => Number(value),
+
+  exactTextCollation: undefined,
+  cloudKittyUpgrade: undefined,
+
+  // A writer waits for the lock instead of deadlocking (BEGIN IMMEDIATE): no lost races.
+  isLostRace: () => false,
+  isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),
+  isUnavailable: (error) => BUSY_CODES.has(error.code ?? ''),
+  exhaustedResource(error) {
+    if (error.code === 'SQLITE_FULL') return 'storage';
+    if (error.code === 'SQLITE_NOMEM') return 'other';
+    return undefined;
+  },
+};
