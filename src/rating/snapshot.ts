@@ -9,13 +9,13 @@ import { loadRuleIndex } from './hashmap/repository/engine-rules.js';
 import type { RuleIndex } from './hashmap/engine/types.js';
 import type { ModuleState } from './modules/catalog.js';
 import { ModuleRepository } from './modules/repository.js';
-import { ScriptRepository, type ScriptSource } from './pyscripts/repository.js';
+import { ScriptRepository, type LiveScript } from './pyscripts/repository.js';
 
 /** Everything a quote reads, as of one configuration version. */
 export interface RatingSnapshot {
   modules: ModuleState[];
   hashmap: RuleIndex;
-  scripts: ScriptSource[];
+  scripts: LiveScript[];
 }
 
 interface Loaded {

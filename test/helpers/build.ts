@@ -1,6 +1,7 @@
 /**
- * Vitest global setup: compiles src/ to dist/ once per run, for tests that start real server
- * processes. Every database project declares it; the first to take the lock builds, the others
+ * Vitest global setup: builds dist/ once per run (`npm run build`: tsc, then the Python files
+ * copied beside the compiled modules), for tests that start real server processes or load the
+ * compiled sandbox. Every database project declares it; the first to take the lock builds, the others
  * wait for that build instead of racing it.
  */
 import { execFileSync } from 'node:child_process';
@@ -35,7 +36,7 @@ export default function setup(): void {
     mkdirSync(lock);
   }
   try {
-    execFileSync(process.execPath, [`${root}/node_modules/typescript/bin/tsc`, '-p', `${root}/tsconfig.json`], { cwd: root, stdio: 'inherit' });
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 /**
  * The compiled sandbox (dist/, as `tariff serve` runs it) works too: the worker program is the
- * tsc output of `sandboxWorkerMain`, serialised, not the test transform of it.
+ * tsc output of `runChildProgram`, serialised, not the test transform of it.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as Sandbox from '../../src/rating/pyscripts/sandbox/index.js';

@@ -5,9 +5,7 @@
 import { BadRequestError, TariffError } from '../../kernel/errors.js';
 import { SandboxBusyError, SandboxError, ScriptResourceError, ScriptTimeoutError } from './sandbox/errors.js';
 import { sandboxBusyFault } from './sandbox/faults.js';
-
-/** What compiling a source gave: fine, or Python's message with its 1-based line and column. */
-export type CompileResult = { ok: true } | { ok: false; message: string; line: number; column: number };
+import type { CompileResult } from './sandbox/types.js';
 
 /** Compiles Python sources (the pyscripts sandbox). */
 export interface ScriptCompiler {

@@ -11,7 +11,7 @@ import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../c
 import { compareCodePoints } from '../common/text.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
 import { noSuchScript, scriptExists } from './errors.js';
-import { planScriptUpdate, scriptChecksum, type ScriptDraft } from './rules.js';
+import { planScriptUpdate, scriptChecksum, type ScriptDraft } from './validation.js';
 import type { Script, ScriptUpdateBody } from './schemas.js';
 
 const SUMMARY_COLUMNS = ['s.script_id', 's.name', 's.checksum', 's.description', 's.start', 's.end', 's.created_at', 's.deleted', 's.created_by', 's.updated_by', 's.deleted_by'] as const;
@@ -58,8 +58,8 @@ function decompressedSource(data: Buffer, checksum: string): string {
   return source;
 }
 
-/** A live script as the rating engine needs it; validity in epoch milliseconds. */
-export interface ScriptSource {
+/** A live (not deleted) script as the rating engine needs it; validity in epoch milliseconds. */
+export interface LiveScript {
   scriptId: string;
   name: string;
   source: string;
@@ -83,7 +83,7 @@ export class ScriptRepository {
    * Every live script with its source and validity, in name order by code point (the order they
    * run in), sorted here: SQL's `order by name` follows PostgreSQL's locale.
    */
-  async loadLive(): Promise<ScriptSource[]> {
+  async loadLive(): Promise<LiveScript[]> {
     const rows = await this.database.db
       .selectFrom('pyscripts_scripts')
       .select(['script_id', 'name', 'data', 'checksum', 'start', 'end'])

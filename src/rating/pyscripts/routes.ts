@@ -6,7 +6,7 @@ import { ruleFiltersFrom } from '../common/rule-filters.js';
 import { BooleanText, QueryString, queryBoolean } from '../common/schemas.js';
 import { noSuchScript } from './errors.js';
 import type { ScriptRepository } from './repository.js';
-import { parseScriptCreate } from './rules.js';
+import { parseScriptCreate } from './validation.js';
 import { ensureCompiles, type ScriptCompiler } from './compile.js';
 import { Script, ScriptCollection, ScriptCreateBody, ScriptListQuery, ScriptUpdateBody } from './schemas.js';
 

@@ -6,14 +6,13 @@
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { CONVERSION_PY } from './conversion.js';
 import { SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from './errors.js';
-import { HARNESS_PY } from './harness.js';
+import { harnessSource } from './python-source.js';
 import { spoilsWorker, type Outcome, type WorkerConfig, type WorkerRequest } from './protocol.js';
 import { RequestQueue, type Job } from './queue.js';
 import { RestartPolicy } from './restarts.js';
 import type { CompileResult, JsonDataframe, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
-import { SandboxWorker, type WorkerLimits } from './worker.js';
+import { WorkerProcess, type WorkerLimits } from './worker-process.js';
 
 /**
  * Runs PyScripts (rating.md §6) in a pool of confined worker processes, each with CPython
@@ -38,8 +37,8 @@ export class ScriptSandbox {
   private readonly limits: WorkerLimits;
   private readonly queue: RequestQueue;
   private readonly restarts: RestartPolicy;
-  private readonly workers = new Set<SandboxWorker>();
-  private readonly idle: SandboxWorker[] = [];
+  private readonly workers = new Set<WorkerProcess>();
+  private readonly idle: WorkerProcess[] = [];
   private starting: Promise<void> | null = null;
   /** Set once `start` succeeded: from then on dead workers are replaced. */
   private started = false;
@@ -73,7 +72,7 @@ export class ScriptSandbox {
       pyodideDir,
       pyodideUrl: pathToFileURL(join(pyodideDir, 'pyodide.mjs')).href,
       memoryLimitBytes: this.memoryLimitMb * 1024 * 1024,
-      python: `${CONVERSION_PY}\n${HARNESS_PY}`,
+      python: harnessSource(),
     };
     this.limits = {
       heapLimitMb: this.memoryLimitMb,
@@ -213,7 +212,7 @@ export class ScriptSandbox {
       if (this.idle.length === 0) return;
       const job = this.queue.nextCompile() ?? (this.queue.running < this.poolSize ? this.queue.nextRun() : undefined);
       if (!job) return;
-      const worker = this.idle.shift() as SandboxWorker;
+      const worker = this.idle.shift() as WorkerProcess;
       void worker.request(job.request).then((outcome) => {
         this.queue.finished(job);
         if (spoilsWorker(outcome)) {
@@ -231,16 +230,16 @@ export class ScriptSandbox {
 
   // ---- workers --------------------------------------------------------------------------------
 
-  private aliveWorkers(): SandboxWorker[] {
+  private aliveWorkers(): WorkerProcess[] {
     return [...this.workers].filter((worker) => !worker.isDead);
   }
 
-  private loadedWorkers(): SandboxWorker[] {
+  private loadedWorkers(): WorkerProcess[] {
     return this.aliveWorkers().filter((worker) => worker.isReady);
   }
 
-  private spawnWorker(): SandboxWorker {
-    const worker = new SandboxWorker(this.config, this.limits, (gone) => this.onWorkerExit(gone));
+  private spawnWorker(): WorkerProcess {
+    const worker = new WorkerProcess(this.config, this.limits, (gone) => this.onWorkerExit(gone));
     this.workers.add(worker);
     worker.ready.then(
       () => {
@@ -259,7 +258,7 @@ export class ScriptSandbox {
     return worker;
   }
 
-  private onWorkerExit(worker: SandboxWorker): void {
+  private onWorkerExit(worker: WorkerProcess): void {
     this.workers.delete(worker);
     const at = this.idle.indexOf(worker);
     if (at >= 0) this.idle.splice(at, 1);

@@ -12,7 +12,7 @@ export interface WorkerConfig {
   pyodideUrl: string;
   /** Cap of the interpreter's WebAssembly memory, in bytes (a multiple of 64 KiB). */
   memoryLimitBytes: number;
-  /** Python source run once at start-up; its last expression is the request dispatcher. */
+  /** Python source run once at start-up (`python-source.ts`: conversion.py and harness.py); its last expression is the request dispatcher. */
   python: string;
 }
 

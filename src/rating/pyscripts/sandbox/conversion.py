@@ -1,15 +1,13 @@
-/**
- * Python source (run inside the worker's interpreter, never in the API process): the dataframe of
- * rating.md §1 from JSON to Python objects and back, and its validation.
- *
- * In: `vol.qty` and `rating.price` become `decimal.Decimal` (exact: from the decimal text), the
- * period bounds UTC-aware `datetime.datetime` (an ISO text without offset is UTC). A point without
- * `rating` gets price 0, without `groupby`/`metadata` an empty dict.
- * Out: the same checks on what a script left (Decimal, int, float or decimal text for quantities
- * and prices; datetime or ISO text for the period; JSON values elsewhere, Decimal and datetime
- * included, at most 32 levels deep), then decimals as `str(Decimal)` and datetimes as ISO 8601 UTC.
- */
-export const CONVERSION_PY = String.raw`
+# The dataframe of rating.md section 1 inside the sandbox's interpreter (never in the API
+# process): from JSON to Python objects and back, and its validation. Loaded first; harness.py
+# runs after it in the same namespace. Read by python-source.ts; the build copies it into dist/.
+#
+# In: vol.qty and rating.price become decimal.Decimal (exact: from the decimal text), the period
+# bounds UTC-aware datetime.datetime (an ISO text without offset is UTC). A point without rating
+# gets price 0, without groupby/metadata an empty dict.
+# Out: the same checks on what a script left (Decimal, int, float or decimal text for quantities
+# and prices; datetime or ISO text for the period; JSON values elsewhere, Decimal and datetime
+# included, at most 32 levels deep), then decimals as str(Decimal) and datetimes as ISO 8601 UTC.
 # This code's own builtins: a script replacing builtins.len must not break it.
 __builtins__ = dict(__import__('builtins').__dict__)
 
@@ -257,4 +255,3 @@ def frame_to_json(data):
             price = rating['price']
             rating['price'] = str(price if type(price) is Decimal else _to_decimal(price, ('usage', service, index, 'rating', 'price')))
     return _json_dumps(data, default=_json_default, allow_nan=False, ensure_ascii=False, separators=(',', ':'))
-`;

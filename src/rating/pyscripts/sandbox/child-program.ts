@@ -1,10 +1,11 @@
 /**
- * The worker program: what runs inside each sandbox child process.
+ * The child program: what runs inside each sandbox worker process (the API process's handle on
+ * that process is `worker-process.ts`).
  *
- * {@link sandboxWorkerMain} is never called in the API process. The pool serialises it with
- * `Function.prototype.toString` and starts it with `node -e` under Node's permission model (see
- * `worker.ts`), so it must stay self-contained: no imports, no reference to anything outside its
- * own body (Node modules come from `process.getBuiltinModule`, pyodide from `importModule`).
+ * {@link runChildProgram} is never called in the API process. `worker-process.ts` serialises it
+ * with `Function.prototype.toString` and starts it with `node -e` under Node's permission model,
+ * so it must stay self-contained: no imports, no reference to anything outside its own body (Node
+ * modules come from `process.getBuiltinModule`, pyodide from `importModule`).
  *
  * Order matters. Before pyodide loads: the `process.binding('constants')` shim, network functions
  * replaced by throwing ones, child processes by failing ones, and the cap on the interpreter's
@@ -30,7 +31,7 @@ interface Pyodide {
  * @param config - what to load and the memory cap.
  * @param importModule - `(url) => import(url)`, defined by the `-e` program itself.
  */
-export async function sandboxWorkerMain(config: WorkerConfig, importModule: (url: string) => Promise<unknown>): Promise<void> {
+export async function runChildProgram(config: WorkerConfig, importModule: (url: string) => Promise<unknown>): Promise<void> {
   const proc = process;
   const send = (message: WorkerMessage, then?: () => void): void => {
     proc.send?.(message, undefined, undefined, then);

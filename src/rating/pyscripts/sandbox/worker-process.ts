@@ -1,13 +1,13 @@
 /**
- * One sandbox worker seen from the API process: the child process, its start-up, one request at a
- * time, and the limits the parent enforces itself (the worker enforces them first, from inside):
+ * The API process's handle on one sandbox worker process (whose program is `child-program.ts`):
+ * spawning it, its start-up, one request at a time, and the limits the parent enforces itself (the worker enforces them first, from inside):
  * a kill timer at the time budget plus a grace period, a resident-size watchdog, and a generous
  * overall timer for the whole request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Outcome, WorkerConfig, WorkerMessage, WorkerRequest } from './protocol.js';
-import { sandboxWorkerMain } from './runner.js';
+import { runChildProgram } from './child-program.js';
 
 /** Limits the parent enforces on a worker. */
 export interface WorkerLimits {
@@ -42,7 +42,7 @@ interface Pending {
  * resolves with its {@link Outcome} (never rejects: a dead or killed worker gives a `fatal`,
  * `timeout` or `memory` outcome). After such an outcome the worker is dead: `onExit` is called once.
  */
-export class SandboxWorker {
+export class WorkerProcess {
   /** Resolves when the worker can take requests; rejects when it fails to start. */
   readonly ready: Promise<void>;
   /** Resolves when the process is gone. */
@@ -66,9 +66,9 @@ export class SandboxWorker {
   constructor(
     config: WorkerConfig,
     private readonly limits: WorkerLimits,
-    private readonly onExit: (worker: SandboxWorker) => void,
+    private readonly onExit: (worker: WorkerProcess) => void,
   ) {
-    const program = `const config = ${JSON.stringify(config)};\nawait (${sandboxWorkerMain.toString()})(config, (url) => import(url));\n`;
+    const program = `const config = ${JSON.stringify(config)};\nawait (${runChildProgram.toString()})(config, (url) => import(url));\n`;
     this.child = spawn(
       process.execPath,
       [

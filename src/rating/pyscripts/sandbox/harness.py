@@ -1,28 +1,27 @@
-/**
- * Python source (run inside the worker's interpreter after {@link CONVERSION_PY}, in a module
- * namespace of its own): compiling and running scripts, and the request dispatcher the worker's
- * JavaScript calls. Its last expression is `dispatch(op, a, b) -> str`:
- *
- * - `compile(name, source)` → `{"ok": true}` or `{"ok": false, "message", "line", "column"}`;
- * - `begin(scripts_json, dataframe_json)` → `{"status": "ok"}` or `{"status": "input-error", ...}`:
- *   resets the interpreter's shared state (see `_restore`) and converts the dataframe;
- * - `exec(index)` → runs script `index` with a fresh global namespace holding `data`:
- *   `{"status": "ok"}`, `{"status": "raised", "exception", "detail", "line"}` or
- *   `{"status": "invalid", "detail"}`;
- * - `finish()` → `=` + the dataframe's JSON text, or `!` + an error object.
- *
- * Any op may answer `{"status": "interrupted"}` (the time ran out inside the dispatcher itself) or
- * `{"status": "memory"}`; the worker's JavaScript decides from its own flags what really happened.
- * Any op may also answer `{"status": "internal", "detail", "replaced"}`: the harness's own work
- * failed, `replaced` naming what a script replaced that the standard library relies on (such as
- * `builtins.str`); it is then put back.
- *
- * At start-up it also removes what Python could use to reach the host's JavaScript (the `js` and
- * `pyodide_js` modules and pyodide's own packages, and `ctypes`) and replaces `os.system` and its
- * kin by functions raising PermissionError. These are conveniences that give clear errors; Python
- * can get around them, so the worker's process-level confinement is what actually holds.
- */
-export const HARNESS_PY = String.raw`
+# The sandbox's harness, run inside the worker's interpreter after conversion.py, in the same
+# namespace (a fresh one, not pyodide's globals): compiling and running scripts, and the request
+# dispatcher the worker's JavaScript calls. Its last expression is dispatch(op, a, b) -> str:
+#
+# - compile(name, source) -> {"ok": true} or {"ok": false, "message", "line", "column"};
+# - begin(scripts_json, dataframe_json) -> {"status": "ok"} or {"status": "input-error", ...}:
+#   resets the interpreter's shared state (see _restore) and converts the dataframe;
+# - exec(index) -> runs script index with a fresh global namespace holding data:
+#   {"status": "ok"}, {"status": "raised", "exception", "detail", "line"} or
+#   {"status": "invalid", "detail"};
+# - finish() -> "=" + the dataframe's JSON text, or "!" + an error object.
+#
+# Any op may answer {"status": "interrupted"} (the time ran out inside the dispatcher itself) or
+# {"status": "memory"}; the worker's JavaScript decides from its own flags what really happened.
+# Any op may also answer {"status": "internal", "detail", "replaced"}: the harness's own work
+# failed, replaced naming what a script replaced that the standard library relies on (such as
+# builtins.str); it is then put back.
+#
+# At start-up it also removes what Python could use to reach the host's JavaScript (the js and
+# pyodide_js modules and pyodide's own packages, and ctypes) and replaces os.system and its kin
+# by functions raising PermissionError. These are conveniences that give clear errors; Python can
+# get around them, so the worker's process-level confinement is what actually holds.
+#
+# Read by python-source.ts; the build copies it into dist/.
 import builtins as _builtins
 import gc as _gc
 import itertools as _itertools
@@ -279,5 +278,5 @@ def _restore():
     _sys.setrecursionlimit(_RECURSION_LIMIT)
 
 
+# The value of the whole source, as pyodide's runPython returns it: the dispatcher.
 dispatch
-`;

@@ -1,4 +1,4 @@
-/** PyScripts validation rules (api.md §5-§6), pure. */
+/** PyScripts request validation (api.md §5-§6), pure: create bodies, update plans, checksums. */
 import { createHash } from 'node:crypto';
 import { parseDateTime } from '../common/datetime.js';
 import { checkNewValidity, checkValidityUpdate, validityOf, type Validity } from '../common/versioning.js';
