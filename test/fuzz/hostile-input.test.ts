@@ -7,7 +7,7 @@
  * non-5xx answer within 2 s while `/healthcheck` keeps answering within 1 s; the server's RSS must
  * grow less than 300 MiB; and a refused request must leave every table as it was.
  *
- * Per route, three requests of each hostile class come first (fixed examples), then
+ * Per route, four requests of each hostile class come first (fixed examples), then
  * `TARIFF_FUZZ_RUNS` random ones (default 60). `TARIFF_FUZZ_SEED` (default 11) fixes everything;
  * a failure shows fast-check's seed, path and shrunk counterexample for its route.
  * `TARIFF_FUZZ_ROUTES` (a regular expression on `METHOD /path`) and `TARIFF_FUZZ_CHECKS` (one on
@@ -26,7 +26,7 @@ import { requestArbitrary, routeName, type RequestSpec, type Route } from './req
 const SEED = Number(process.env.TARIFF_FUZZ_SEED ?? 11);
 const RUNS = Number(process.env.TARIFF_FUZZ_RUNS ?? 60);
 /** Requests of each hostile class per route before the random ones. */
-const EXAMPLES_PER_CLASS = 3;
+const EXAMPLES_PER_CLASS = 4;
 const ROUTES = process.env.TARIFF_FUZZ_ROUTES ? new RegExp(process.env.TARIFF_FUZZ_ROUTES) : undefined;
 const PATH = process.env.TARIFF_FUZZ_PATH;
 const SURVEY = process.env.TARIFF_FUZZ_SURVEY === '1';
@@ -86,7 +86,7 @@ describe(`hostile input to every route, on ${testDatabaseKind()}`, () => {
       const failures = new Map<string, { report: string; also: string[] }>();
       for (const route of routes) {
         const seed = routeSeed(route);
-        // The deterministic pass: requests of every class first (two in the body, at the places
+        // The deterministic pass: requests of every class first (three in the body, at the places
         // the class is about, when the route takes a body), then random ones. Each is its own
         // fast-check run, so a failure of any of them is shrunk.
         const checks = [

@@ -16,6 +16,8 @@ import {
   anyHostileValue,
   encodeJson,
   exponentValue,
+  hugeDecimalText,
+  hugeJsonNumber,
   invalidUtf8Bytes,
   hostileKey,
   hostileQueryName,
@@ -301,8 +303,11 @@ function places(root: Node): Place[] {
 
 /** Places where a decimal or a compared desc value lives (the first targets of the `exponent` class). */
 function isNumericPlace(place: Place): boolean {
-  return typeof place.key === 'string' && (DECIMAL_KEYS.has(place.key) || place.key === 'memory');
+  return typeof place.key === 'string' && NUMERIC_KEYS.has(place.key);
 }
+
+/** Attributes holding numbers: decimals, the module priority, and the desc value the seeded thresholds compare. */
+const NUMERIC_KEYS = new Set([...DECIMAL_KEYS, 'priority', 'memory']);
 
 /** Objects whose keys the caller chooses: service names of a v2 quote, desc keys. */
 const CALLER_KEYED = new Set(['usage', 'desc', 'groupby', 'metadata']);
@@ -347,6 +352,11 @@ export function mutate(body: Node, mutations: readonly Mutation[], prefer?: Host
     const preferred = preferredPlaces(all, prefer);
     const candidates = preferred.length && (strict || mutation.at % 4 !== 3) ? preferred : all;
     const place = candidates[mutation.at % candidates.length];
+    // An aimed value with nowhere to go (an optional attribute left out) is added under its key.
+    if (strict && !preferred.length && mutation.op === 'replace' && mutation.key && isContainer(root.node) && !Array.isArray(root.node)) {
+      setAt(root, { parent: root.node, key: mutation.key, node: null }, mutation.value);
+      continue;
+    }
     const objects = all.filter((candidate) => isContainer(candidate.node) && !Array.isArray(candidate.node));
     // Prototype names as keys go first where the caller names the keys (services, desc keys).
     const callerNamed = prefer === 'prototype' ? objects.filter((candidate) => typeof candidate.key === 'string' && CALLER_KEYED.has(candidate.key)) : [];
@@ -414,8 +424,12 @@ function mutationOf(klass: HostileClass, knownKeys: string[]): fc.Arbitrary<Muta
 function targetedMutation(klass: HostileClass, knownKeys: string[]): fc.Arbitrary<Mutation> {
   const at = fc.nat({ max: 1000 });
   switch (klass) {
-    case 'exponent':
-      return fc.record({ op: fc.constant('replace' as const), at, key: fc.constant(''), value: exponentValue });
+    case 'exponent': {
+      const numeric = knownKeys.filter((key) => NUMERIC_KEYS.has(key));
+      // As many JSON numbers as numeric strings: integer attributes take only the former.
+      const value = fc.oneof(hugeDecimalText as fc.Arbitrary<Node>, hugeJsonNumber);
+      return fc.record({ op: fc.constant('replace' as const), at, key: numeric.length ? fc.constantFrom(...numeric) : fc.constant(''), value });
+    }
     case 'prototype':
       return fc.record({ op: fc.constantFrom('replace' as const, 'renameKey' as const), at, key: prototypeName, value: prototypeName as fc.Arbitrary<Node> });
     case 'nul':
