@@ -1,10 +1,10 @@
 /**
  * Requests for the fuzzer of issue 11, derived from Tariff's own OpenAPI document
  * (`GET /v1/openapi.json`): for each path and method, fast-check arbitraries of path parameters,
- * query strings, content types and bodies. A body starts as a value shaped by the operation's
- * request body schema (ids of seeded objects, decimals, datetimes, desc values that meet the seeded
- * thresholds) and then gets hostile values substituted at random places, keys renamed, removed
- * or added, or is replaced whole by raw bytes.
+ * query strings, headers (the acting user, the request id), content types and bodies. A body
+ * starts as a value shaped by the operation's request body schema (ids of seeded objects,
+ * decimals, datetimes, desc values that meet the seeded thresholds) and then gets hostile values
+ * substituted at random places, keys renamed, removed or added, or is replaced whole by raw bytes.
  */
 import fc from 'fast-check';
 import {
