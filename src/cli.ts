@@ -7,6 +7,7 @@ import { TariffError } from './kernel/errors.js';
 import { DatabaseOpenError, openDatabase } from './database/connection.js';
 import { MigrationError, upgradeDatabase, type UpgradeReport } from './database/migrate.js';
 import { startServer } from './server.js';
+import { ratingModules } from './application.js';
 
 const USAGE = `usage: tariff [serve | db upgrade [--dry-run]]
 
@@ -59,7 +60,7 @@ async function upgrade(dryRun: boolean): Promise<void> {
   const config = loadConfig();
   const database = openDatabase(config.databaseUrl);
   try {
-    printReport(database.description, await upgradeDatabase(database, { dryRun }), dryRun);
+    printReport(database.description, await upgradeDatabase(database, ratingModules().migrations(), { dryRun }), dryRun);
   } finally {
     await database.close();
   }

@@ -2,7 +2,8 @@
  * Runs one Tariff process: opens and migrates the database, listens, and shuts down cleanly on
  * SIGTERM/SIGINT (stops accepting, finishes requests in flight, closes the database).
  */
-import { buildApp, type TariffApp } from './http/app.js';
+import type { TariffApp } from './http/app.js';
+import { buildTariffApp, ratingModules } from './application.js';
 import { openDatabase, type Database } from './database/connection.js';
 import { migrateToLatest } from './database/migrate.js';
 import type { TariffConfig } from './config.js';
@@ -46,7 +47,8 @@ export interface RunningServer {
 }
 
 /**
- * Opens the database, applies migrations, builds the app and listens on `config.host:port`.
+ * Opens the database, applies migrations (Tariff's and the rating modules'), builds the app with
+ * the default rating modules (`rating/registry.ts`) and listens on `config.host:port`.
  *
  * @throws ConfigurationError for a bad database URL; MigrationError when a migration fails; the
  *   listen error when the port is taken.
@@ -60,7 +62,6 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
   });
   try {
     await waitForDatabase(database, config.databaseStartTimeoutMs, logger);
-    const applied = await migrateToLatest(database);
     const sandbox =
       config.sandboxWorkers > 0
         ? new ScriptSandbox({
@@ -73,12 +74,14 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
             tenantRuns: config.sandboxTenantRuns,
           })
         : undefined;
+    const modules = ratingModules({ sandbox });
+    const applied = await migrateToLatest(database, modules.migrations());
     // Warming the workers (pyodide, ~3 s) must not delay serving: runs wait for it.
     sandbox?.start().then(
       () => logger.info({ workers: config.sandboxWorkers }, 'pyscripts sandbox ready'),
       (error: unknown) => logger.error({ err: error }, 'pyscripts sandbox failed to start'),
     );
-    const app = await buildApp({ config, database, loggerInstance: logger, sandbox });
+    const app = await buildTariffApp({ config, database, modules, loggerInstance: logger });
     // Requests still in flight when stop() is called answer with `Connection: close`: otherwise
     // their keep-alive connections, idle only after close() reaped the idle ones, would hold the
     // shutdown open until the client or the keep-alive timeout drops them.

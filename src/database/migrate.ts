@@ -1,5 +1,7 @@
 /**
- * Applies Tariff's migrations (on start and by `tariff db upgrade`). Bookkeeping lives in
+ * Applies Tariff's migrations (on start and by `tariff db upgrade`): its own, below, and the
+ * rating modules' (their tables), which the caller passes in (database/ knows no module).
+ * Bookkeeping lives in
  * `tariff_migration` / `tariff_migration_lock`, names that cannot clash with CloudKitty's tables.
  * A database created by CloudKitty is recognised first (adoption/): CloudKitty 23's layout is used
  * as it is; CloudKitty 17-22's is upgraded in place by `tariff db upgrade` only, never by `serve`.
@@ -8,20 +10,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import type { Database } from './connection.js';
 import type { MigrationContext } from './migrations/context.js';
-import * as ratingTables from './migrations/0001_rating_tables.js';
 import * as configVersion from './migrations/0002_config_version.js';
 import * as modulesState from './migrations/0003_modules_state.js';
 import * as exactText from './migrations/0004_exact_text.js';
 import { inspectDatabase, UnrecognisedDatabaseError, type DatabaseState } from './adoption/inspect.js';
 import { applyCloudKittyUpgrade, planCloudKittyUpgrade, type UpgradeStep } from './adoption/upgrade.js';
 
-interface TariffMigration {
+/** One migration: brings the database forward (there is no way back: restore a backup). */
+export interface TariffMigration {
   up(db: Parameters<Migration['up']>[0], context: MigrationContext): Promise<void>;
 }
 
-/** Every migration, in order; names sort in application order. */
+/**
+ * Tariff's own migrations. Pending migrations, these and the modules', are applied in name
+ * order; one that sorts before those already applied still runs (a module added later).
+ * `0001_rating_tables` is the hashmap module's now (it created the pyscripts table too).
+ */
 const MIGRATIONS: Record<string, TariffMigration> = {
-  '0001_rating_tables': ratingTables,
   '0002_config_version': configVersion,
   '0003_modules_state': modulesState,
   '0004_exact_text': exactText,
@@ -30,10 +35,21 @@ const MIGRATIONS: Record<string, TariffMigration> = {
 /** Thrown when a migration fails; the database is left at the last migration that succeeded. */
 export class MigrationError extends Error {}
 
-function migratorFor(database: Database): Migrator {
+/**
+ * Tariff's migrations and the modules', by name.
+ *
+ * @throws MigrationError when a module's migration has the name of one of Tariff's.
+ */
+function allMigrations(moduleMigrations: Readonly<Record<string, TariffMigration>>): Record<string, TariffMigration> {
+  const clash = Object.keys(moduleMigrations).find((name) => name in MIGRATIONS);
+  if (clash !== undefined) throw new MigrationError(`A rating module's migration is named ${clash}, as one of Tariff's own`);
+  return { ...MIGRATIONS, ...moduleMigrations };
+}
+
+function migratorFor(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>): Migrator {
   const context: MigrationContext = { traits: database.traits };
   const migrations: Record<string, Migration> = {};
-  for (const [name, migration] of Object.entries(MIGRATIONS)) {
+  for (const [name, migration] of Object.entries(allMigrations(moduleMigrations))) {
     migrations[name] = { up: (db) => migration.up(db, context) };
   }
   return new Migrator({
@@ -41,6 +57,9 @@ function migratorFor(database: Database): Migrator {
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'tariff_migration',
     migrationLockTableName: 'tariff_migration_lock',
+    // Each module's migrations are a sequence of their own: a module registered later brings
+    // migrations whose names sort before ones already applied.
+    allowUnorderedMigrations: true,
   });
 }
 
@@ -67,13 +86,14 @@ async function usableState(database: Database, upgrading: boolean): Promise<Data
 /**
  * Brings the database to the newest layout, as `tariff serve` does on start.
  *
+ * @param moduleMigrations - the registered rating modules' migrations (their tables).
  * @returns the migrations applied now (empty when the database was up to date).
  * @throws MigrationError naming the failed migration, or refusing a database Tariff does not
  *   recognise or one with CloudKitty 17-22 tables (those need `tariff db upgrade`).
  */
-export async function migrateToLatest(database: Database): Promise<MigrationResult[]> {
+export async function migrateToLatest(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>): Promise<MigrationResult[]> {
   await usableState(database, false);
-  return runMigrations(database);
+  return runMigrations(database, moduleMigrations);
 }
 
 /** What `tariff db upgrade` did, or with `dryRun` would do. */
@@ -88,18 +108,19 @@ export interface UpgradeReport {
 
 /**
  * `tariff db upgrade`: upgrades CloudKitty 17-22 rating tables in place (see adoption/upgrade.ts),
- * then applies Tariff's migrations. With `dryRun` it only reads and reports.
+ * then applies Tariff's migrations and `moduleMigrations` (the registered rating modules'). With
+ * `dryRun` it only reads and reports.
  *
  * @throws MigrationError refusing an unrecognised or half-upgraded database (left untouched), or
  *   naming the statement or migration that failed.
  */
-export async function upgradeDatabase(database: Database, options: { dryRun?: boolean } = {}): Promise<UpgradeReport> {
+export async function upgradeDatabase(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>, options: { dryRun?: boolean } = {}): Promise<UpgradeReport> {
   const state = await usableState(database, true);
   const adoption = state.kind === 'cloudkitty' ? await planCloudKittyUpgrade(database, state.modules) : [];
   if (options.dryRun) {
-    const known = state.kind === 'tariff' ? await migratorFor(database).getMigrations() : [];
+    const known = state.kind === 'tariff' ? await migratorFor(database, moduleMigrations).getMigrations() : [];
     const applied = new Set(known.filter((migration) => migration.executedAt).map((migration) => migration.name));
-    return { state, adoption, migrations: Object.keys(MIGRATIONS).filter((name) => !applied.has(name)) };
+    return { state, adoption, migrations: Object.keys(allMigrations(moduleMigrations)).sort().filter((name) => !applied.has(name)) };
   }
   if (adoption.length > 0) {
     try {
@@ -109,12 +130,12 @@ export async function upgradeDatabase(database: Database, options: { dryRun?: bo
       throw new MigrationError(`Upgrading CloudKitty's rating tables failed (${transactional}): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const results = await runMigrations(database);
+  const results = await runMigrations(database, moduleMigrations);
   return { state, adoption, migrations: results.map((result) => result.migrationName) };
 }
 
-async function runMigrations(database: Database): Promise<MigrationResult[]> {
-  const migrator = migratorFor(database);
+async function runMigrations(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>): Promise<MigrationResult[]> {
+  const migrator = migratorFor(database, moduleMigrations);
   let { error, results = [] } = await migrator.migrateToLatest();
   // Kysely takes no migration lock on SQLite (it assumes one connection): when two processes
   // start on a new file at once, the one that loses the race fails on a table the other just

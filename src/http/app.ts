@@ -1,39 +1,35 @@
 /**
- * Builds the Fastify application: CloudKitty's wire conventions (trailing slashes, JSON bodies on
- * DELETE, WSME faults, OpenStack request ids), the OpenAPI document and the rating routes under
- * `/v1/rating` and its alias `/v1/billing`.
+ * Builds the Fastify application shell: CloudKitty's wire conventions (trailing slashes, JSON
+ * bodies on DELETE, WSME faults, OpenStack request ids, body limits, input text checks), Keystone
+ * authentication, the OpenAPI document and the unversioned routes. The API's own routes come from
+ * the caller (`routes`): the composition root (`src/application.ts`) hands it the rating API, so
+ * nothing here knows the rating modules.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TariffConfig } from '../config.js';
-import type { Database } from '../database/connection.js';
 import { BadRequestError } from '../kernel/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { registerRootRoutes } from './root.js';
-import { ratingRoutes, ratingRoutesV2 } from '../rating/routes.js';
-import { RatingSnapshotCache } from '../rating/snapshot.js';
-import type { ScriptRunner } from '../rating/quote/pricing.js';
-import type { ScriptCompiler } from '../rating/pyscripts/compile.js';
 import { installKeystoneAuth, type KeystoneAuthOptions } from '../auth/keystone-auth.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
 
 /** What {@link buildApp} needs. */
 export interface AppDependencies {
   config: TariffConfig;
-  database: Database;
+  /**
+   * Registers the API's routes (after the shell's hooks, the OpenAPI document and the
+   * unversioned routes): the rating API, from the composition root.
+   */
+  routes: (app: FastifyInstance) => Promise<void>;
   /** pino options, `false` to silence (tests); default: JSON logs at `config.logLevel`. */
   logger?: FastifyServerOptions['logger'];
   /** A ready pino logger to use instead (the server's, which logged start-up already). */
   loggerInstance?: FastifyBaseLogger;
-  /**
-   * The pyscripts sandbox; without it, quotes that must run scripts answer 503 and script sources
-   * are not compile-checked.
-   */
-  sandbox?: ScriptRunner & ScriptCompiler;
   /** Keystone mode: replaces the real Keystone client (tests). */
   keystoneClient?: KeystoneAuthOptions['client'];
 }
@@ -44,12 +40,12 @@ export type TariffApp = FastifyInstance;
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * Creates the application; the caller listens (or injects) and closes it. The database stays the
- * caller's to close.
+ * Creates the application; the caller listens (or injects) and closes it.
  *
- * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded.
+ * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded; whatever
+ *   `routes` throws.
  */
-export async function buildApp({ config, database, logger, loggerInstance, sandbox, keystoneClient }: AppDependencies): Promise<TariffApp> {
+export async function buildApp({ config, routes, logger, loggerInstance, keystoneClient }: AppDependencies): Promise<TariffApp> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     // Each route's own limit is enforced by installBodyLimits; Fastify stops only past the hard cap.
@@ -99,10 +95,7 @@ export async function buildApp({ config, database, logger, loggerInstance, sandb
   });
 
   registerRootRoutes(app);
-  const rating = { database, snapshots: new RatingSnapshotCache(database), sandbox: () => sandbox, quoteBodyLimit: config.quoteBodyLimitBytes, maxDecimalExponent: config.maxDecimalExponent };
-  await app.register(ratingRoutes, { prefix: '/v1/rating', ...rating, hidden: false });
-  await app.register(ratingRoutes, { prefix: '/v1/billing', ...rating, hidden: true });
-  await app.register(ratingRoutesV2, { prefix: '/v2/rating', ...rating, hidden: false });
+  await routes(app);
   return app;
 }
 

@@ -1,53 +1,70 @@
 /**
- * The rating API: `/v1/rating` (aliased `/v1/billing`) with the modules, the quote and the module
- * configuration of hashmap and pyscripts; `/v2/rating` with the v2 modules and quote.
+ * The rating API, for the registered modules: `/v1/rating` (aliased `/v1/billing`, hidden from
+ * the OpenAPI document) with the module states, the quote and each module's configuration under
+ * `module_config/<name>`; `/v2/rating` with the v2 module states and quote.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Database } from '../database/connection.js';
-import { GroupRepository } from './hashmap/repository/groups.js';
-import { MappingRepository } from './hashmap/repository/mappings.js';
-import { ServiceRepository } from './hashmap/repository/services.js';
-import { ThresholdRepository } from './hashmap/repository/thresholds.js';
-import { hashmapRoutes } from './hashmap/routes/index.js';
-import { ModuleRepository } from './modules/repository.js';
-import { moduleRoutesV1, moduleRoutesV2 } from './modules/routes.js';
-import { ScriptRepository } from './pyscripts/repository.js';
-import { pyscriptsRoutes } from './pyscripts/routes.js';
+import { ConflictError } from '../kernel/errors.js';
+import type { ModuleSet } from './contract/module-set.js';
+import { ModuleStateRepository } from './module-states/repository.js';
+import { moduleRoutesV1, moduleRoutesV2 } from './module-states/routes.js';
 import { quoteRoutesV1, quoteRoutesV2 } from './quote/routes.js';
-import type { ScriptRunner } from './quote/pricing.js';
-import type { ScriptCompiler } from './pyscripts/compile.js';
 import type { RatingSnapshotCache } from './snapshot.js';
 
 /** What the rating routes share. */
-export interface RatingRouteOptions {
+export interface RatingApiOptions {
   database: Database;
+  /** The registered modules. */
+  modules: ModuleSet;
+  /** The rules the quotes price with (dropped on module state changes and `reload_modules`). */
   snapshots: RatingSnapshotCache;
-  /** The pyscripts sandbox (runs and compiles scripts), when available. */
-  sandbox: () => (ScriptRunner & ScriptCompiler) | undefined;
+  /** Largest quote body, in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`). */
   quoteBodyLimit: number;
   /** Quote quantities must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
   maxDecimalExponent: number;
-  /** Hide from the OpenAPI document (the alias). */
+}
+
+/** {@link RatingApiOptions} and whether to hide the routes from the OpenAPI document. */
+interface RatingRouteOptions extends RatingApiOptions {
   hidden: boolean;
 }
 
-/** `/v1/rating` (and its alias): modules, quote, `module_config/hashmap/...`, `module_config/pyscripts/...`. */
-export const ratingRoutes: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, maxDecimalExponent, hidden }) => {
-  const repositories = {
-    services: new ServiceRepository(database),
-    groups: new GroupRepository(database),
-    mappings: new MappingRepository(database),
-    thresholds: new ThresholdRepository(database),
-  };
-  const modules = new ModuleRepository(database);
-  await app.register(moduleRoutesV1, { modules, onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV1, { snapshots, scripts: sandbox, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
-  await app.register(hashmapRoutes, { prefix: '/module_config/hashmap', repositories, hidden });
-  await app.register(pyscriptsRoutes, { prefix: '/module_config/pyscripts', scripts: new ScriptRepository(database), compiler: sandbox, hidden });
+/** CloudKitty compat: the configuration paths of a module without a configuration API. */
+async function notConfigurable(): Promise<never> {
+  throw new ConflictError('Module is not configurable');
+}
+
+/** `/v1/rating` (and its alias): module states, quote, `module_config/<module>/...`. */
+const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden }) => {
+  const states = new ModuleStateRepository(database, modules);
+  await app.register(moduleRoutesV1, { modules: states, onChange: () => snapshots.invalidate(), hidden });
+  await app.register(quoteRoutesV1, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
+  for (const module of modules.modules) {
+    const prefix = `/module_config/${module.name}`;
+    if (module.routes) {
+      await app.register(module.routes, { prefix, database, hidden });
+    } else {
+      app.all(prefix, { schema: { hide: true } }, notConfigurable);
+      app.all(`${prefix}/*`, { schema: { hide: true } }, notConfigurable);
+    }
+  }
 };
 
-/** `/v2/rating`: modules and quote. */
-export const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, snapshots, sandbox, quoteBodyLimit, maxDecimalExponent, hidden }) => {
-  await app.register(moduleRoutesV2, { modules: new ModuleRepository(database), onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV2, { snapshots, scripts: sandbox, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
+/** `/v2/rating`: module states and quote. */
+const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden }) => {
+  await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
+  await app.register(quoteRoutesV2, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
 };
+
+/**
+ * Registers the rating API on an app: `/v1/rating`, its alias `/v1/billing` and `/v2/rating`.
+ * Handed to `buildApp` as its `routes` by the composition root (`src/application.ts`).
+ */
+export function ratingApi(options: RatingApiOptions): (app: FastifyInstance) => Promise<void> {
+  return async (app) => {
+    await app.register(ratingRoutesV1, { prefix: '/v1/rating', ...options, hidden: false });
+    await app.register(ratingRoutesV1, { prefix: '/v1/billing', ...options, hidden: true });
+    await app.register(ratingRoutesV2, { prefix: '/v2/rating', ...options, hidden: false });
+  };
+}

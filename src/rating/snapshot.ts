@@ -1,21 +1,29 @@
 /**
- * The rules the engines price with, loaded once and kept in memory: module states, the hashmap
- * rule index and the live scripts. A snapshot is dropped after a configuration write through this
+ * The rules the modules price with, loaded once and kept in memory: module states and each
+ * registered module's rules (`RatingModule.loadRules`: the hashmap rule index, the live
+ * scripts...). A snapshot is dropped after a configuration write through this
  * process, and when `tariff_config_version` shows a write by another process sharing the database
  * (checked at most once a second), never reloaded per request.
  */
 import type { Database } from '../database/connection.js';
-import { loadRuleIndex } from './hashmap/repository/engine-rules.js';
-import type { RuleIndex } from './hashmap/engine/types.js';
-import type { ModuleState } from './modules/catalog.js';
-import { ModuleRepository } from './modules/repository.js';
-import { ScriptRepository, type LiveScript } from './pyscripts/repository.js';
+import type { ModuleSet } from './contract/module-set.js';
+import type { RatingModule } from './contract/rating-module.js';
+import { ModuleStateRepository } from './module-states/repository.js';
+import { ratingOrder, type ModuleState } from './module-states/states.js';
+
+/** An enabled module with its rules as loaded: one step of pricing. */
+export interface LoadedModule {
+  module: RatingModule;
+  /** What `module.loadRules` loaded; handed back to `module.price`. */
+  rules: unknown;
+}
 
 /** Everything a quote reads, as of one configuration version. */
 export interface RatingSnapshot {
-  modules: ModuleState[];
-  hashmap: RuleIndex;
-  scripts: LiveScript[];
+  /** Every registered module's state, by name. */
+  states: ModuleState[];
+  /** The enabled modules in the order they rate in (descending priority, ties by name), with their rules. */
+  ratingOrder: LoadedModule[];
 }
 
 interface Loaded {
@@ -43,7 +51,15 @@ export class RatingSnapshotCache {
   private checkedAt = 0;
   private generation = 0;
 
-  constructor(private readonly database: Database) {}
+  private readonly states: ModuleStateRepository;
+
+  /** @param modules - the registered modules, whose rules a snapshot holds. */
+  constructor(
+    private readonly database: Database,
+    private readonly modules: ModuleSet,
+  ) {
+    this.states = new ModuleStateRepository(database, modules);
+  }
 
   /** Drops the snapshot (`reload_modules`, module changes), and any load already under way. */
   invalidate(): void {
@@ -89,12 +105,11 @@ export class RatingSnapshotCache {
   /** Reads a snapshot; keeps it only if no local write or invalidation happened meanwhile. */
   private async load(localWrites: number, generation: number): Promise<Loaded> {
     const version = await this.version();
-    const [modules, hashmap, scripts] = await Promise.all([
-      new ModuleRepository(this.database).list(),
-      loadRuleIndex(this.database.db),
-      new ScriptRepository(this.database).loadLive(),
-    ]);
-    const loaded = { snapshot: { modules, hashmap, scripts }, version, localWrites, generation };
+    const registered = this.modules.modules;
+    const [states, ...rules] = await Promise.all([this.states.list(), ...registered.map((module) => module.loadRules(this.database))]);
+    const rulesByName = new Map(registered.map((module, index) => [module.name, { module, rules: rules[index] }]));
+    const order = ratingOrder(states).map((state) => rulesByName.get(state.name) as LoadedModule);
+    const loaded = { snapshot: { states, ratingOrder: order }, version, localWrites, generation };
     if (localWrites === this.database.writes.count && generation === this.generation) {
       this.loaded = loaded;
       this.checkedAt = Date.now();

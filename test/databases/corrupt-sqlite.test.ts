@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
+import { ratingModules } from '../../src/application.js';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { runTariff } from '../helpers/server.js';
 
@@ -19,7 +20,7 @@ const COMMANDS = [['serve'], ['db', 'upgrade'], ['db', 'upgrade', '--dry-run']];
 /** A real Tariff database with a few thousand rows (many pages), closed cleanly (no WAL left). */
 async function writeRealDatabase(file: string): Promise<void> {
   const database = openDatabase(`sqlite:${file}`);
-  await migrateToLatest(database);
+  await migrateToLatest(database, ratingModules().migrations());
   await database.db
     .insertInto('hashmap_groups')
     .values(Array.from({ length: 3000 }, (_, index) => ({ group_id: randomUUID(), name: `group-${index}-${'x'.repeat(100)}` })))

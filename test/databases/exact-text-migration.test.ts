@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
+import { ratingModules } from '../../src/application.js';
 import { RATING_TABLES } from '../../src/database/adoption/layout.js';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 
@@ -40,7 +41,7 @@ describe.runIf(kind === 'mysql')('migration 0004 converts older MariaDB rating t
     directory = mkdtempSync(join(tmpdir(), 'tariff-exact-text-'));
     scratch = await createScratchDatabase(directory);
     database = openDatabase(scratch.url);
-    await migrateToLatest(database);
+    await migrateToLatest(database, ratingModules().migrations());
     // What Tariff created before 0004, and what CloudKitty 23's migrations leave on two tables.
     for (const table of RATING_TABLES) await sql`alter table ${sql.table(table)} convert to character set utf8mb4 collate utf8mb4_bin`.execute(database.db);
     for (const table of ['hashmap_groups', 'pyscripts_scripts']) {
@@ -65,7 +66,7 @@ describe.runIf(kind === 'mysql')('migration 0004 converts older MariaDB rating t
   });
 
   it('after: every text column is utf8mb4_nopad_bin, the rows are kept, the three names coexist', async () => {
-    const applied = await migrateToLatest(database);
+    const applied = await migrateToLatest(database, ratingModules().migrations());
     expect(applied.map((result) => [result.migrationName, result.status])).toEqual([['0004_exact_text', 'Success']]);
     expect(await collations()).toEqual(['utf8mb4_nopad_bin']);
     const groups = await database.db.selectFrom('hashmap_groups').select('name').execute();
@@ -79,6 +80,6 @@ describe.runIf(kind === 'mysql')('migration 0004 converts older MariaDB rating t
   });
 
   it('runs once: a second start finds nothing to convert', async () => {
-    expect(await migrateToLatest(database)).toEqual([]);
+    expect(await migrateToLatest(database, ratingModules().migrations())).toEqual([]);
   });
 });

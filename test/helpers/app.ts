@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp, type TariffApp } from '../../src/http/app.js';
+import type { TariffApp } from '../../src/http/app.js';
+import { buildTariffApp, ratingModules, type ModuleList } from '../../src/application.js';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { loadConfig, type TariffConfig } from '../../src/config.js';
@@ -40,9 +41,10 @@ export interface TestApp {
 /**
  * Starts an app on a fresh database of the kind named by `TARIFF_TEST_DATABASE` (`sqlite`, the
  * default: a new file; `postgres` / `mysql`: a new scratch database on the local server), or on
- * `databaseUrl` when given; `config` overrides settings (limits).
+ * `databaseUrl` when given; `config` overrides settings (limits); `modules` replaces the registry's
+ * list of rating modules (migrated and served as the real server does).
  */
-export async function startTestApp(options: { databaseUrl?: string; sandbox?: ScriptSandbox; config?: Partial<TariffConfig> } = {}): Promise<TestApp> {
+export async function startTestApp(options: { databaseUrl?: string; sandbox?: ScriptSandbox; config?: Partial<TariffConfig>; modules?: ModuleList } = {}): Promise<TestApp> {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-test-'));
   const scratch = options.databaseUrl ? undefined : await createScratchDatabase(directory);
   const databaseUrl = options.databaseUrl ?? scratch!.url;
@@ -50,9 +52,10 @@ export async function startTestApp(options: { databaseUrl?: string; sandbox?: Sc
   // to stall a 5,000-row read past the 5 s default. The timeout itself is tested on real server
   // processes (test/databases/faults.test.ts).
   const database = openDatabase(databaseUrl, { timeoutMs: 30_000 });
-  await migrateToLatest(database);
+  const modules = ratingModules({ sandbox: options.sandbox }, options.modules);
+  await migrateToLatest(database, modules.migrations());
   const config = { ...loadConfig({}), ...options.config, databaseUrl };
-  const app = await buildApp({ config, database, logger: false, sandbox: options.sandbox });
+  const app = await buildTariffApp({ config, database, modules, logger: false });
   await app.ready();
 
   async function request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {

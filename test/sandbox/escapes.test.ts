@@ -42,7 +42,7 @@ afterAll(() => {
 /** Runs one script over a one-point dataframe; what it stored in `metadata.out`. */
 async function outOf(source: string): Promise<unknown> {
   const output = await sandbox.run([{ name: 'probe', source }], SMALL);
-  return output.usage.compute[0].metadata.out;
+  return output.usage.compute[0].metadata?.out;
 }
 
 /** Runs one script that must fail with a ScriptError naming it. */

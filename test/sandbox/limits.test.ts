@@ -136,7 +136,7 @@ describe('memory limit', () => {
 
   it('allows what fits', async () => {
     const output = await sandbox.run([{ name: 'fits', source: "x = bytearray(64 * 1024 * 1024)\ndata['usage']['compute'][0]['metadata']['n'] = len(x)\n" }], SMALL);
-    expect(output.usage.compute[0].metadata.n).toBe(64 * 1024 * 1024);
+    expect(output.usage.compute[0].metadata?.n).toBe(64 * 1024 * 1024);
   });
 });
 
@@ -176,7 +176,7 @@ describe('recursion', () => {
       ],
       SMALL,
     );
-    expect(output.usage.compute[0].metadata.limit).toBeLessThan(50_000);
+    expect(output.usage.compute[0].metadata?.limit).toBeLessThan(50_000);
   });
 });
 
@@ -188,7 +188,7 @@ describe('queue', () => {
       sandbox.run([{ name: 'n', source: `data['usage']['compute'][0]['metadata']['i'] = ${i}\n` }], SMALL),
     );
     const outputs = await Promise.all(runs);
-    expect(outputs.map((o) => o.usage.compute[0].metadata.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(outputs.map((o) => o.usage.compute[0].metadata?.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(await spinner).toBeInstanceOf(ScriptTimeoutError);
     expect(sandbox.stats().replaced).toBeGreaterThanOrEqual(1);
   });

@@ -28,7 +28,7 @@ afterAll(async () => {
 function labelled(label: string, tenant: string): Promise<string> {
   return sandbox
     .run([{ name: `run-${label}`, source: `data['usage']['compute'][0]['metadata']['label'] = '${label}'\n` }], SMALL, { tenant })
-    .then((output) => String(output.usage.compute[0].metadata.label));
+    .then((output) => String(output.usage.compute[0].metadata?.label));
 }
 
 /** A run that keeps its worker busy for `seconds` of wall-clock time. */

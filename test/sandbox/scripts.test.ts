@@ -82,7 +82,7 @@ data['usage']['compute'][0]['rating']['price'] *= 2
     expect(result.rating.price).toBe('3.0');
     // The other order gives another result: they really run in the order given.
     const reversed = await sandbox.run([{ name: 'b', source: b.replace("['seen_by'].append('b')", "['seen_by'] = ['b']") }, { name: 'a', source: a }], SMALL);
-    expect(reversed.usage.compute[0].metadata.seen_by).toEqual(['a']);
+    expect(reversed.usage.compute[0].metadata?.seen_by).toEqual(['a']);
     expect(reversed.usage.compute[0].rating.price).toBe('1.5');
   });
 

@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError, loadConfig } from '../../src/config.js';
-import { buildApp, type TariffApp } from '../../src/http/app.js';
+import type { TariffApp } from '../../src/http/app.js';
+import { buildTariffApp, ratingModules } from '../../src/application.js';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import type { KeystoneIdentity } from '../../src/auth/keystone.js';
-import type { JsonDataframe } from '../../src/rating/quote/pricing.js';
+import type { JsonDataframe } from '../../src/rating/contract/dataframe.js';
 
 const P = '/v1/rating/module_config/pyscripts';
 
@@ -58,7 +59,6 @@ describe('the fairness key of a quote', () => {
     directory = mkdtempSync(join(tmpdir(), 'tariff-fairness-'));
     const config = loadConfig({ ...environment, TARIFF_DATABASE_URL: `sqlite:${join(directory, 'tariff.db')}` });
     database = openDatabase(config.databaseUrl);
-    await migrateToLatest(database);
     const recorder = {
       run: async (_scripts: unknown, dataframe: JsonDataframe, options?: { tenant?: string }) => {
         tenants.push(options?.tenant);
@@ -66,7 +66,9 @@ describe('the fairness key of a quote', () => {
       },
       compile: async () => ({ ok: true as const }),
     };
-    app = await buildApp({ config, database, logger: false, sandbox: recorder, keystoneClient: identity ? { validate: async () => identity } : undefined });
+    const modules = ratingModules({ sandbox: recorder });
+    await migrateToLatest(database, modules.migrations());
+    app = await buildTariffApp({ config, database, modules, logger: false, keystoneClient: identity ? { validate: async () => identity } : undefined });
     const send = (method: 'POST' | 'PUT', url: string, body: unknown) => app!.inject({ method, url, payload: body as object, headers: { 'content-type': 'application/json', ...headers } });
     expect((await send('PUT', '/v2/rating/modules/pyscripts', { enabled: true })).statusCode).toBe(204);
     expect((await send('POST', `${P}/scripts`, { name: 'any', data: 'x = 1\n' })).statusCode).toBe(201);

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Exact } from '../../src/rating/common/exact.js';
-import { QuoteDecimalError, readQuoteDecimal } from '../../src/rating/quote/decimals.js';
+import { QuoteDecimalError, readQuoteDecimal } from '../../src/rating/common/quote-decimal.js';
 import { pythonDecimal } from '../helpers/python-decimal.js';
 
 const SEED = 20261124;

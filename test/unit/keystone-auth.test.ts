@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError, loadConfig } from '../../src/config.js';
-import { buildApp, type TariffApp } from '../../src/http/app.js';
+import type { TariffApp } from '../../src/http/app.js';
+import { buildTariffApp, ratingModules } from '../../src/application.js';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import type { KeystoneIdentity } from '../../src/auth/keystone.js';
@@ -41,8 +42,9 @@ describe('Keystone mode without a Keystone', () => {
     directory = mkdtempSync(join(tmpdir(), 'tariff-auth-'));
     const config = loadConfig({ ...KEYSTONE_ENVIRONMENT, ...environment, TARIFF_DATABASE_URL: `sqlite:${join(directory, 'tariff.db')}` });
     database = openDatabase(config.databaseUrl);
-    await migrateToLatest(database);
-    app = await buildApp({ config, database, logger: false, keystoneClient: { validate } });
+    const modules = ratingModules();
+    await migrateToLatest(database, modules.migrations());
+    app = await buildTariffApp({ config, database, modules, logger: false, keystoneClient: { validate } });
     return app;
   }
 

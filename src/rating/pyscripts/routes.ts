@@ -10,11 +10,11 @@ import { parseScriptCreate } from './validation.js';
 import { ensureCompiles, type ScriptCompiler } from './compile.js';
 import { Script, ScriptCollection, ScriptCreateBody, ScriptListQuery, ScriptUpdateBody } from './schemas.js';
 
-/** Options of {@link pyscriptsRoutes}. */
-export interface PyscriptsRouteOptions {
+/** Options of {@link scriptRoutes}. */
+export interface ScriptRouteOptions {
   scripts: ScriptRepository;
   /** The sandbox's compiler; sources are checked on POST and PUT when it is there. */
-  compiler: () => ScriptCompiler | undefined;
+  compiler: ScriptCompiler | undefined;
   /** Hide from the OpenAPI document (the `/v1/billing` alias). */
   hidden: boolean;
 }
@@ -22,7 +22,7 @@ export interface PyscriptsRouteOptions {
 const IdQuery = QueryString({ script_id: Type.Optional(Type.String()) });
 
 /** Scripts: list (`no_data` and filters), get, create (`force`), update, soft delete. */
-export const pyscriptsRoutes: FastifyPluginAsyncTypebox<PyscriptsRouteOptions> = async (app, { scripts, compiler, hidden }) => {
+export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async (app, { scripts, compiler, hidden }) => {
   const tags = ['pyscripts'];
   app.get('/scripts', { schema: { hide: hidden, tags, summary: 'List scripts', querystring: ScriptListQuery, response: { 200: ScriptCollection } } }, async (request) => ({
     scripts: await scripts.list(ruleFiltersFrom(request.query, requestTime()), { withData: !queryBoolean(request.query.no_data) }),
@@ -39,7 +39,7 @@ export const pyscriptsRoutes: FastifyPluginAsyncTypebox<PyscriptsRouteOptions> =
     async (request, reply) => {
       const now = requestTime();
       const draft = parseScriptCreate(request.body, now, queryBoolean(request.query.force) ?? false);
-      await ensureCompiles(compiler(), draft.name, draft.data);
+      await ensureCompiles(compiler, draft.name, draft.data);
       const script = await scripts.create(draft, { actor: actingUser(request), now });
       setLocation(request, reply, script.script_id);
       return reply.code(201).send(script);
@@ -56,7 +56,7 @@ export const pyscriptsRoutes: FastifyPluginAsyncTypebox<PyscriptsRouteOptions> =
         },
       },
       async (request, reply) => {
-        const checkSource = (name: string, source: string) => ensureCompiles(compiler(), name, source);
+        const checkSource = (name: string, source: string) => ensureCompiles(compiler, name, source);
         const script = await scripts.update(resourceId(request, 'script_id', noSuchScript), request.body, { actor: actingUser(request), now: requestTime() }, checkSource);
         setLocation(request, reply, script.script_id);
         return script;

@@ -7,18 +7,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { parseDateTime } from '../common/datetime.js';
 import type { RatingSnapshotCache } from '../snapshot.js';
-import { inputDecimal } from './decimals.js';
-import { priceUsage, type ScriptRunner } from './pricing.js';
+import { inputDecimal } from '../common/quote-decimal.js';
+import { priceUsage } from './pricing.js';
 import { QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
 
 /** Options of the quote route plugins. */
 export interface QuoteRouteOptions {
   snapshots: RatingSnapshotCache;
-  /** The pyscripts sandbox, when available. */
-  scripts: () => ScriptRunner | undefined;
+  /** Largest quote body, in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`). */
   bodyLimit: number;
   /** Quantities must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
   maxDecimalExponent: number;
+  /** Hide from the OpenAPI document (the `/v1/billing` alias). */
   hidden: boolean;
 }
 
@@ -41,18 +41,18 @@ function descOf(desc: Record<string, unknown> | undefined): { groupby: Record<st
 }
 
 /**
- * Whose share of the PyScripts sandbox a quote's scripts use (the sandbox shares its workers
- * fairly between these): the project of the caller's Keystone token (its user for a token without
- * a project), else (noauth) the v2 quote's `tenant_id`, else the client's address.
+ * Who asks for a quote, for modules that share a resource fairly between callers (the PyScripts
+ * sandbox shares its workers between these): the project of the caller's Keystone token (its user
+ * for a token without a project), else (noauth) the v2 quote's `tenant_id`, else the client's address.
  */
-function sandboxTenantOf(request: FastifyRequest, tenantId?: string | null): string {
+function callerOf(request: FastifyRequest, tenantId?: string | null): string {
   const identity = request.identity;
   if (identity) return identity.projectId ? `project:${identity.projectId}` : `user:${identity.userId}`;
   return tenantId ? `tenant:${tenantId}` : `address:${request.ip}`;
 }
 
 /** `POST /v1/rating/quote`. */
-export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, maxDecimalExponent, hidden }) => {
+export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden }) => {
   app.post(
     '/quote',
     { config: { bodyName: 'res_data', maxBodyBytes: bodyLimit }, schema: { hide: hidden, tags: ['quote'], summary: 'Price resources with the enabled modules (total as a bare number)', body: QuoteV1Body } },
@@ -65,14 +65,14 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       }
       const now = new Date();
       const end = new Date(now.getTime() + HOUR_MS);
-      const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, sandboxTenant: sandboxTenantOf(request), explain: false, period: { begin: now.toISOString(), end: end.toISOString() }, maxDecimalExponent }, scripts());
+      const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, caller: callerOf(request), explain: false, period: { begin: now.toISOString(), end: end.toISOString() }, maxDecimalExponent });
       return reply.type('application/json; charset=utf-8').send(priced.total.toString());
     },
   );
 };
 
 /** `POST /v2/rating/quote`. */
-export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, scripts, bodyLimit, maxDecimalExponent, hidden }) => {
+export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden }) => {
   app.post(
     '/quote',
     { config: { bodyName: 'quote', maxBodyBytes: bodyLimit }, schema: { hide: hidden, tags: ['quote'], summary: 'Price whole dataframes for a tenant at a time, optionally explained', body: QuoteV2Body } },
@@ -81,7 +81,7 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       const begin = body.period ? parseDateTime(body.period.begin, 'period.begin') : undefined;
       const at = body.at !== undefined ? parseDateTime(body.at, 'at') : (begin ?? new Date());
       const period = body.period ?? { begin: at.toISOString(), end: new Date(at.getTime() + HOUR_MS).toISOString() };
-      const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, sandboxTenant: sandboxTenantOf(request, body.tenant_id), explain: body.explain ?? false, period, maxDecimalExponent }, scripts());
+      const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, caller: callerOf(request, body.tenant_id), explain: body.explain ?? false, period, maxDecimalExponent });
       // A 100,000-point answer: plain JSON.stringify, no response schema to walk.
       return reply.type('application/json; charset=utf-8').send(JSON.stringify({ total: priced.total.toString(), period: priced.dataframe.period, usage: priced.dataframe.usage }));
     },

@@ -14,7 +14,8 @@
 import { Exact } from '../../common/exact.js';
 import { levelsReachedByQuantity } from './matching.js';
 import { fieldEffect, planService } from './plan.js';
-import type { Contribution, SelectedServiceRules } from './types.js';
+import type { ExplainEntry } from '../../contract/dataframe.js';
+import type { SelectedServiceRules } from './types.js';
 
 const ZERO = Exact.ZERO;
 
@@ -36,7 +37,7 @@ function ownValue(desc: Readonly<Record<string, unknown>>, name: string): unknow
  * @param quantity - the point's `vol.qty`.
  * @param groupby - the point's groupby (a JSON object: values are never functions).
  * @param metadata - the point's metadata, for the fields its groupby lacks.
- * @param explain - when given, receives one entry per rule that contributed.
+ * @param explain - when given, receives one `Contribution` per rule that contributed.
  * @returns the amount to add to the point's price (per collection period).
  */
 export function rateHashmapPoint(
@@ -44,7 +45,7 @@ export function rateHashmapPoint(
   quantity: Exact,
   groupby: Readonly<Record<string, unknown>>,
   metadata: Readonly<Record<string, unknown>> = NO_DESC,
-  explain?: Contribution[],
+  explain?: ExplainEntry[],
 ): Exact {
   if (!rules) return ZERO;
   const plan = (rules.plan ??= planService(rules));

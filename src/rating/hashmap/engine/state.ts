@@ -4,6 +4,7 @@
  * marks the groups the current point touched, so nothing is cleared between points).
  */
 import { Exact, ExactAccumulator } from '../../common/exact.js';
+import type { ExplainEntry } from '../../contract/dataframe.js';
 import type { Contribution, GroupStates, PlannedMapping, PlannedThreshold, PointPricingState } from './types.js';
 
 const ZERO = Exact.ZERO;
@@ -144,7 +145,7 @@ export class PointState implements PointPricingState {
    * @param explain - when given, receives one entry per contributing rule.
    * @returns the sum of the group amounts (per collection period).
    */
-  finish(quantity: Exact, explain: Contribution[] | undefined): Exact {
+  finish(quantity: Exact, explain: ExplainEntry[] | undefined): Exact {
     const total = this.total.set(ZERO);
     const amount = this.amount;
     for (let index = 0; index < this.size; index += 1) {
@@ -162,7 +163,7 @@ export class PointState implements PointPricingState {
     return total.toExact();
   }
 
-  private explainGroup(group: number, amount: Exact, explain: Contribution[]): void {
+  private explainGroup(group: number, amount: Exact, explain: ExplainEntry[]): void {
     const text = amount.toString();
     for (const mapping of this.applied[group]) explain.push(contribution(mapping, text));
     const winner = this.winners[group];

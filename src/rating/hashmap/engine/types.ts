@@ -10,6 +10,7 @@
  * quantities or numeric desc values.
  */
 import type { Exact } from '../../common/exact.js';
+import type { ExplainEntry } from '../../contract/dataframe.js';
 
 /** The name CloudKitty gives the rules without a group. */
 export const DEFAULT_GROUP = '_DEFAULT_';
@@ -196,9 +197,9 @@ export interface PointPricingState {
   /**
    * Ends the point: the sum of its group amounts (per collection period).
    *
-   * @param explain - when given, receives one entry per contributing rule.
+   * @param explain - when given, receives one {@link Contribution} per contributing rule.
    */
-  finish(quantity: Exact, explain: Contribution[] | undefined): Exact;
+  finish(quantity: Exact, explain: ExplainEntry[] | undefined): Exact;
 }
 
 /** Everything needed to price a point of the service. */
@@ -218,7 +219,7 @@ export interface ServicePlan {
 // ---- What the engine reports ------------------------------------------------------------------
 
 /** One rule that contributed to a point's price (an entry of the v2 quote's `explain`). */
-export interface Contribution {
+export interface Contribution extends ExplainEntry {
   module: 'hashmap';
   group: string;
   rule_id: string;

@@ -8,4 +8,5 @@
  */
 export { ScriptSandbox } from './pool.js';
 export { SandboxBusyError, SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError, type BusyReason } from './errors.js';
-export type { CompileResult, JsonDataframe, JsonPoint, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
+export type { CompileResult, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
+export type { JsonDataframe, JsonPoint } from '../../contract/dataframe.js';

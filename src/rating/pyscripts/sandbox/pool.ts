@@ -11,7 +11,8 @@ import { harnessSource } from './python-source.js';
 import { spoilsWorker, type Outcome, type WorkerConfig, type WorkerRequest } from './protocol.js';
 import { RequestQueue, type Job } from './queue.js';
 import { RestartPolicy } from './restarts.js';
-import type { CompileResult, JsonDataframe, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
+import type { JsonDataframe } from '../../contract/dataframe.js';
+import type { CompileResult, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
 import { WorkerProcess, type WorkerLimits } from './worker-process.js';
 
 /**

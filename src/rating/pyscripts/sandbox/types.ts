@@ -1,29 +1,7 @@
-/** Shapes the PyScripts sandbox takes and gives (rating.md §1 and §6). */
-
 /**
- * One usage point of a dataframe as JSON (rating.md §1). Decimals are exact decimal text
- * (`"1"`, `"0.25"`, `"1E+2"`); keys beyond the four named ones pass through the scripts unchanged.
+ * Shapes the PyScripts sandbox takes and gives (rating.md §1 and §6). The dataframe it exchanges
+ * is the rating modules' JSON dataframe (`contract/dataframe.ts`).
  */
-export interface JsonPoint {
-  /** Quantity used: `qty` is a decimal text, `unit` a free label. */
-  vol: { unit: string; qty: string };
-  /** The point's price, a decimal text. */
-  rating: { price: string };
-  /** Grouping attributes (JSON scalars). */
-  groupby: Record<string, unknown>;
-  /** Descriptive attributes (JSON scalars). */
-  metadata: Record<string, unknown>;
-  [extra: string]: unknown;
-}
-
-/**
- * A dataframe as JSON (rating.md §1): the rating period (ISO 8601 datetimes; on output always
- * UTC with an explicit `+00:00` offset) and the usage points by service name.
- */
-export interface JsonDataframe {
-  period: { begin: string; end: string };
-  usage: Record<string, JsonPoint[]>;
-}
 
 /** A script to run: its name (used in errors and as Python's file name) and Python source. */
 export interface ScriptSource {

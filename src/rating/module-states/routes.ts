@@ -1,21 +1,23 @@
 /**
- * Module routes (rating.md §2): v1 `/v1/rating/modules` (WSME faults, PUT answers 200 with the
- * module: fix, CloudKitty answered 302) and v2 `/v2/rating/modules` (flask-style
- * `{"message": ...}` errors, PUT answers 204), `reload_modules`, and the unconfigurable `noop`.
+ * Module routes (rating.md §2), for every registered module: v1 `/v1/rating/modules` (WSME
+ * faults, PUT answers 200 with the module: fix, CloudKitty answered 302) and v2
+ * `/v2/rating/modules` (flask-style `{"message": ...}` errors, PUT answers 204), and
+ * `reload_modules`.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ConflictError, NotFoundError, TariffError } from '../../kernel/errors.js';
+import { NotFoundError, TariffError } from '../../kernel/errors.js';
 import { validationMessage } from '../../http/faults.js';
-import type { ModuleState } from './catalog.js';
-import type { ModuleRepository } from './repository.js';
+import type { ModuleStateRepository } from './repository.js';
+import type { ModuleState } from './states.js';
 import { ModuleIdQuery, ModuleV1, ModuleV1Collection, ModuleV1UpdateBody, ModuleV2, ModuleV2Collection, ModuleV2UpdateBody } from './schemas.js';
 
-/** Options of the module route plugins. */
-export interface ModuleRouteOptions {
-  modules: ModuleRepository;
+/** Options of the module state route plugins. */
+export interface ModuleStateRouteOptions {
+  modules: ModuleStateRepository;
   /** Called after a change of module state or a `reload_modules`: drops cached rules. */
   onChange: () => void;
+  /** Hide from the OpenAPI document (the `/v1/billing` alias). */
   hidden: boolean;
 }
 
@@ -23,8 +25,8 @@ const v1 = (state: ModuleState): ModuleV1 => ({ module_id: state.name, descripti
 const v2 = (state: ModuleState): ModuleV2 => ({ module_id: state.name, description: state.description, enabled: state.enabled, hot_config: state.hotConfig, priority: state.priority });
 const ModulePath = Type.Object({ module_id: Type.String() });
 
-/** `/v1/rating/modules`, `/v1/rating/reload_modules` and `module_config/noop`. */
-export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleRouteOptions> = async (app, { modules, onChange, hidden }) => {
+/** `/v1/rating/modules` and `/v1/rating/reload_modules`. */
+export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> = async (app, { modules, onChange, hidden }) => {
   const tags = ['modules'];
   const find = async (name: string) => {
     const state = await modules.get(name);
@@ -51,15 +53,10 @@ export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleRouteOptions> = asy
     onChange();
     return reply.code(204).send();
   });
-  const notConfigurable = async () => {
-    throw new ConflictError('Module is not configurable');
-  };
-  app.all('/module_config/noop', { schema: { hide: true } }, notConfigurable);
-  app.all('/module_config/noop/*', { schema: { hide: true } }, notConfigurable);
 };
 
 /** `/v2/rating/modules`. */
-export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleRouteOptions> = async (app, { modules, onChange, hidden }) => {
+export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> = async (app, { modules, onChange, hidden }) => {
   const tags = ['modules v2'];
   // v2 answers errors as CloudKitty's flask API does: {"message": ...}.
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown[]; validationContext?: string }, _request, reply) => {

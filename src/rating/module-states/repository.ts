@@ -1,35 +1,44 @@
-/** SQL for module states (`modules_state`, CloudKitty's table). */
+/** SQL for module states (`modules_state`, CloudKitty's table), for whichever modules are registered. */
 import type { Database } from '../../database/connection.js';
 import { inWriteTransaction } from '../../database/transaction.js';
-import { MODULES, type ModuleState } from './catalog.js';
+import type { ModuleSet } from '../contract/module-set.js';
+import type { ModuleState } from './states.js';
 
 function enabled(state: boolean | number | string): boolean {
   return state === true || state === 1 || state === '1' || state === 't';
 }
 
-/** Module states. */
-export class ModuleRepository {
-  constructor(private readonly database: Database) {}
+/** The states of the registered modules. */
+export class ModuleStateRepository {
+  constructor(
+    private readonly database: Database,
+    private readonly modules: ModuleSet,
+  ) {}
 
-  /** Every known module with its state (defaults for modules without a row), by name. */
+  /**
+   * Every registered module with its state (defaults for modules without a row), by name. Rows
+   * of modules not registered here are left alone.
+   */
   async list(): Promise<ModuleState[]> {
     const rows = await this.database.db.selectFrom('modules_state').select(['name', 'state', 'priority']).execute();
     const byName = new Map(rows.map((row) => [row.name, row]));
-    return [...MODULES.values()].map((info) => {
-      const row = byName.get(info.name);
-      return { ...info, enabled: row ? enabled(row.state) : false, priority: row?.priority ?? 1 };
+    return this.modules.modules.map(({ name, description, hotConfig }) => {
+      const row = byName.get(name);
+      return { name, description, hotConfig, enabled: row ? enabled(row.state) : false, priority: row?.priority ?? 1 };
     });
   }
 
-  /** One module's state, or undefined for an unknown module. */
+  /** One module's state, or undefined for a module not registered. */
   async get(name: string): Promise<ModuleState | undefined> {
-    if (!MODULES.has(name)) return undefined;
+    if (!this.modules.get(name)) return undefined;
     return (await this.list()).find((state) => state.name === name);
   }
 
   /**
-   * Changes a known module's `enabled` and/or `priority` (an upsert of its row), in one
+   * Changes a registered module's `enabled` and/or `priority` (an upsert of its row), in one
    * configuration write transaction (other processes see the change within a second).
+   *
+   * @throws Error for a module not registered (the routes answer 404 before asking).
    */
   async update(name: string, change: { enabled?: boolean; priority?: number }): Promise<ModuleState> {
     const current = await this.get(name);

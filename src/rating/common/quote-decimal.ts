@@ -1,11 +1,11 @@
 /**
- * The decimals a quote prices with: quantities and prices a caller sends, and the ones the scripts
- * leave. Each is read into an `Exact` and kept inside a bounded range, so that no value a caller
+ * The decimals a quote prices with: quantities and prices a caller sends, and the ones a module
+ * hands back (the PyScripts scripts' output). Each is read into an `Exact` and kept inside a bounded range, so that no value a caller
  * chooses makes the arithmetic or the answer grow with its exponent (fix, issue 11: a 48-byte
  * quote of `"qty": "1e100000000"` answered a 100 MB body).
  */
-import { invalidInput, quoteValue, TariffError } from '../../kernel/errors.js';
-import { Exact } from '../common/exact.js';
+import { invalidInput } from '../../kernel/errors.js';
+import { Exact } from './exact.js';
 
 /** Decimal text as JSON carries it: a JSON number's shortest text, or a numeric string. */
 const DECIMAL_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -51,20 +51,5 @@ export function inputDecimal(value: unknown, where: string, maxExponent: number)
   } catch (error) {
     if (error instanceof QuoteDecimalError) throw invalidInput(where, value, error.message);
     throw error;
-  }
-}
-
-/**
- * A decimal of the dataframe the scripts left, by {@link readQuoteDecimal}.
- *
- * @throws TariffError 422 naming the scripts that ran and the attribute.
- */
-export function scriptDecimal(value: unknown, where: string, maxExponent: number, scripts: readonly { name: string }[]): Exact {
-  try {
-    return readQuoteDecimal(value, maxExponent);
-  } catch (error) {
-    if (!(error instanceof QuoteDecimalError)) throw error;
-    const names = scripts.map((script) => script.name).join(', ');
-    throw new TariffError(422, `The PyScripts scripts (${names}) left an invalid dataframe: ${where} '${quoteValue(value)}'. ${error.message}`);
   }
 }

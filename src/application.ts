@@ -1,0 +1,61 @@
+/**
+ * The composition root: a Tariff app is the HTTP shell (`http/app.ts`) with the rating API of
+ * the registered modules (`rating/`) handed to it. `server.ts`, `cli.ts` and the tests build
+ * their apps and module lists here, so the shell never imports the rating code.
+ */
+import type { FastifyServerOptions, FastifyBaseLogger } from 'fastify';
+import type { TariffConfig } from './config.js';
+import type { Database } from './database/connection.js';
+import type { KeystoneAuthOptions } from './auth/keystone-auth.js';
+import { buildApp, type TariffApp } from './http/app.js';
+import { ModuleSet } from './rating/contract/module-set.js';
+import type { RatingModule } from './rating/contract/rating-module.js';
+import { defaultModules, type ModuleDependencies } from './rating/registry.js';
+import { ratingApi } from './rating/routes.js';
+import { RatingSnapshotCache } from './rating/snapshot.js';
+
+/** Builds a list of rating modules from the process's dependencies (the sandbox). */
+export type ModuleList = (dependencies: ModuleDependencies) => RatingModule[];
+
+/**
+ * The modules a process serves: `list` (default: `defaultModules`, the registry) built with the
+ * process's dependencies and checked. Its `migrations()` go to the migrator, the set itself to
+ * {@link buildTariffApp}.
+ *
+ * @throws Error for a malformed or repeated module name, or a migration name two modules share.
+ */
+export function ratingModules(dependencies: ModuleDependencies = {}, list: ModuleList = defaultModules): ModuleSet {
+  return new ModuleSet(list(dependencies));
+}
+
+/** What {@link buildTariffApp} needs. */
+export interface TariffAppOptions {
+  config: TariffConfig;
+  /** The database, migrated for `modules`; it stays the caller's to close. */
+  database: Database;
+  /** The modules to serve (`ratingModules()`). */
+  modules: ModuleSet;
+  /** pino options, `false` to silence (tests); default: JSON logs at `config.logLevel`. */
+  logger?: FastifyServerOptions['logger'];
+  /** A ready pino logger to use instead (the server's, which logged start-up already). */
+  loggerInstance?: FastifyBaseLogger;
+  /** Keystone mode: replaces the real Keystone client (tests). */
+  keystoneClient?: KeystoneAuthOptions['client'];
+}
+
+/**
+ * Creates the Tariff app: the HTTP shell with the rating API of `modules` under `/v1/rating`,
+ * `/v1/billing` and `/v2/rating`. The caller listens (or injects) and closes it.
+ *
+ * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded.
+ */
+export function buildTariffApp({ config, database, modules, logger, loggerInstance, keystoneClient }: TariffAppOptions): Promise<TariffApp> {
+  const routes = ratingApi({
+    database,
+    modules,
+    snapshots: new RatingSnapshotCache(database, modules),
+    quoteBodyLimit: config.quoteBodyLimitBytes,
+    maxDecimalExponent: config.maxDecimalExponent,
+  });
+  return buildApp({ config, routes, logger, loggerInstance, keystoneClient });
+}

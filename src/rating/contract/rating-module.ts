@@ -1,0 +1,80 @@
+/**
+ * The contract of a rating module (CloudKitty compat: its `RatingProcessorBase`): what Tariff
+ * needs to serve, store and run one. `hashmap`, `pyscripts` and `noop` implement it, each in its
+ * own folder (`<module>/module.ts`); `src/rating/registry.ts` lists the modules a process serves.
+ * Module states (enabled, priority), the module routes, the migrations, the rating snapshot and
+ * the quote all loop over that list: adding a module is a folder and a line in the registry.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { Database } from '../../database/connection.js';
+import type { TariffMigration } from '../../database/migrate.js';
+import type { RatingDataframe } from './dataframe.js';
+
+/** What a module's configuration routes are given. */
+export interface ModuleRouteOptions {
+  database: Database;
+  /** Hide the routes from the OpenAPI document (the `/v1/billing` alias). */
+  hidden: boolean;
+}
+
+/** How a quote is priced; the same for every module of one quote. */
+export interface PricingContext {
+  /** Rules active at this time apply (epoch milliseconds). */
+  at: number;
+  /** The tenant whose rules apply beside the global ones; null: global rules only (v1 quote). */
+  tenantId: string | null;
+  /** Whether points collect `explain` entries (`PricedPoint.explain` is set when true). */
+  explain: boolean;
+  /**
+   * Who asks for the quote, for modules that share a resource fairly between callers (the
+   * PyScripts sandbox): the Keystone project, else the quote's tenant, else the client's address.
+   */
+  caller: string | undefined;
+  /** Quantities and prices must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
+  maxDecimalExponent: number;
+}
+
+/**
+ * A rating module. `Rules` is what {@link RatingModule.loadRules} loads: the module's part of the
+ * rating snapshot, loaded once per configuration version and priced with many times.
+ */
+export interface RatingModule<Rules = unknown> {
+  /**
+   * CloudKitty's module name: the `module_id` of `/v1/rating/modules`, the `name` in
+   * `modules_state`, the path segment of `/v1/rating/module_config/<name>`. Letters, digits and
+   * `_`; unique among the registered modules.
+   */
+  readonly name: string;
+  /** CloudKitty's description (`HashMap rating module.`). */
+  readonly description: string;
+  /** CloudKitty's `hot-config`: whether configuration changes apply without a restart. */
+  readonly hotConfig: boolean;
+  /**
+   * The module's tables: migrations by name, applied by the migrator with Tariff's own (names are
+   * shared with them and must be unique; by convention `<module>_<NNNN>_<what>`, applied in name
+   * order). Each must do nothing when its tables are already there (a database adopted from
+   * CloudKitty). Its table types stay in the module's folder (`Kysely#withTables`).
+   */
+  readonly migrations: Readonly<Record<string, TariffMigration>>;
+  /**
+   * The configuration API, mounted under `/v1/rating/module_config/<name>` (and the
+   * `/v1/billing` alias). Without it, every path there answers 409 `Module is not configurable`
+   * (CloudKitty compat: `noop`).
+   */
+  readonly routes?: FastifyPluginAsync<ModuleRouteOptions>;
+  /**
+   * Loads the module's live rules for the rating snapshot (a few queries, never one per rule).
+   *
+   * @throws the database's errors (the quote then answers 503).
+   */
+  loadRules(database: Database): Promise<Rules>;
+  /**
+   * Prices a dataframe when the module is enabled, in its turn (descending priority, ties by
+   * name): adds to each point's `price` (and `explain`), or replaces the points. Synchronous
+   * modules return nothing; a module that waits (PyScripts) returns a promise.
+   *
+   * @throws a TariffError for an answer the caller should get (422 for what the module could not
+   *   price, 503 for a resource it lacks).
+   */
+  price(rules: Rules, dataframe: RatingDataframe, context: PricingContext): void | Promise<void>;
+}

@@ -1,0 +1,22 @@
+/**
+ * The hashmap rating module (rating.md §5; CloudKitty's `HashMap`): services, fields, groups,
+ * mappings and thresholds, priced by an in-memory rule index. Its parts: `schemas.ts`, `routes/`,
+ * `repository/`, `validation.ts`, `engine/`, `errors.ts`, `migrations.ts`, `tables.ts`.
+ */
+import type { RatingModule } from '../contract/rating-module.js';
+import type { RuleIndex } from './engine/types.js';
+import { HASHMAP_MIGRATIONS } from './migrations.js';
+import { priceWithHashmap } from './pricing.js';
+import { loadRuleIndex } from './repository/engine-rules.js';
+import { hashmapRoutes } from './routes/index.js';
+
+/** The hashmap module: configured under `module_config/hashmap`, hot-config (rules apply at once). */
+export const hashmapModule: RatingModule<RuleIndex> = {
+  name: 'hashmap',
+  description: 'HashMap rating module.',
+  hotConfig: true,
+  migrations: HASHMAP_MIGRATIONS,
+  routes: hashmapRoutes,
+  loadRules: (database) => loadRuleIndex(database.db),
+  price: priceWithHashmap,
+};

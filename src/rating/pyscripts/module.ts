@@ -1,0 +1,37 @@
+/**
+ * The pyscripts rating module (rating.md §6; CloudKitty's `PyScripts`): operators' Python scripts,
+ * versioned, run in the sandbox over the whole dataframe. Its parts: `schemas.ts`, `routes.ts`,
+ * `repository.ts`, `validation.ts` (and `compile.ts`, the compile check), `engine.ts`,
+ * `errors.ts`, `migrations.ts`, `tables.ts`, and `sandbox/`.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ModuleRouteOptions, RatingModule } from '../contract/rating-module.js';
+import type { ScriptCompiler } from './compile.js';
+import { priceWithScripts, type ScriptRunner } from './engine.js';
+import { PYSCRIPTS_MIGRATIONS } from './migrations.js';
+import { ScriptRepository, type LiveScript } from './repository.js';
+import { scriptRoutes } from './routes.js';
+
+/** What the module needs of the PyScripts sandbox (`sandbox/pool.ts`'s `ScriptSandbox`): runs and compile checks. */
+export type PyscriptsSandbox = ScriptRunner & ScriptCompiler;
+
+/**
+ * The pyscripts module on a sandbox: configured under `module_config/pyscripts`, hot-config.
+ *
+ * @param sandbox - runs and compiles the scripts; without one (`TARIFF_SANDBOX_WORKERS=0`) sources
+ *   are not compile-checked and quotes that must run scripts answer 503.
+ */
+export function pyscriptsModule(sandbox: PyscriptsSandbox | undefined): RatingModule<LiveScript[]> {
+  const routes: FastifyPluginAsync<ModuleRouteOptions> = async (app, { database, hidden }) => {
+    await app.register(scriptRoutes, { scripts: new ScriptRepository(database), compiler: sandbox, hidden });
+  };
+  return {
+    name: 'pyscripts',
+    description: 'PyScripts rating module.',
+    hotConfig: true,
+    migrations: PYSCRIPTS_MIGRATIONS,
+    routes,
+    loadRules: (database) => new ScriptRepository(database).loadLive(),
+    price: (scripts, dataframe, context) => priceWithScripts(scripts, dataframe, context, sandbox),
+  };
+}
