@@ -1,0 +1,49 @@
+/** SQL for fixed fees; writes are configuration writes (they bump the configuration version). */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../../src/database/connection.js';
+import { inWriteTransaction } from '../../../src/database/transaction.js';
+import { ConflictError, NotFoundError } from '../../../src/kernel/errors.js';
+import { Exact } from '../../../src/rating/common/exact.js';
+import { feeTables } from './tables.js';
+
+/** A fee as the API shows it. */
+export interface Fee {
+  fee_id: string;
+  service: string;
+  /** Decimal text: added to each point of the service, per collection period. */
+  fee: string;
+}
+
+/** Fixed fees. */
+export class FeeRepository {
+  constructor(private readonly database: Database) {}
+
+  /** Every fee, in creation order. */
+  list(): Promise<Fee[]> {
+    return feeTables(this.database.db).selectFrom('fixed_fee_fees').select(['fee_id', 'service', 'fee']).orderBy('id').execute();
+  }
+
+  /** @throws ConflictError when the service has a fee. */
+  create(service: string, fee: string): Promise<Fee> {
+    return inWriteTransaction(this.database, async (transaction, serialize) => {
+      await serialize();
+      const db = feeTables(transaction);
+      const existing = await db.selectFrom('fixed_fee_fees').select('fee_id').where('service', '=', service).executeTakeFirst();
+      if (existing) throw new ConflictError(`Service ${service} already has a fee (UUID: ${existing.fee_id})`);
+      const row = { fee_id: randomUUID(), service, fee };
+      await db.insertInto('fixed_fee_fees').values(row).execute();
+      return row;
+    });
+  }
+
+  /** @throws NotFoundError when unknown. */
+  async delete(feeId: string): Promise<void> {
+    const result = await inWriteTransaction(this.database, (transaction) => feeTables(transaction).deleteFrom('fixed_fee_fees').where('fee_id', '=', feeId).executeTakeFirst());
+    if (result.numDeletedRows === 0n) throw new NotFoundError(`No such fee: ${feeId}`);
+  }
+
+  /** Every fee by service name, for the rating snapshot. */
+  async loadFees(): Promise<Map<string, Exact>> {
+    return new Map((await this.list()).map((row) => [row.service, Exact.from(row.fee)]));
+  }
+}
