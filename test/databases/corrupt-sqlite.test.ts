@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { ratingModules } from '../../src/application.js';
+import { hashmapTables } from '../../src/rating/hashmap/tables.js';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { runTariff } from '../helpers/server.js';
 
@@ -21,7 +22,7 @@ const COMMANDS = [['serve'], ['db', 'upgrade'], ['db', 'upgrade', '--dry-run']];
 async function writeRealDatabase(file: string): Promise<void> {
   const database = openDatabase(`sqlite:${file}`);
   await migrateToLatest(database, ratingModules().migrations());
-  await database.db
+  await hashmapTables(database.db)
     .insertInto('hashmap_groups')
     .values(Array.from({ length: 3000 }, (_, index) => ({ group_id: randomUUID(), name: `group-${index}-${'x'.repeat(100)}` })))
     .execute();

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { ratingModules } from '../../src/application.js';
+import { hashmapTables } from '../../src/rating/hashmap/tables.js';
 import { RATING_TABLES } from '../../src/database/adoption/layout.js';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 
@@ -24,8 +25,8 @@ describe.runIf(kind === 'mysql')('migration 0004 converts older MariaDB rating t
   let scratch: ScratchDatabase;
   let database: Database;
 
-  const insertGroup = (name: string) => database.db.insertInto('hashmap_groups').values({ group_id: randomUUID(), name }).execute();
-  const insertService = (name: string) => database.db.insertInto('hashmap_services').values({ service_id: randomUUID(), name }).execute();
+  const insertGroup = (name: string) => hashmapTables(database.db).insertInto('hashmap_groups').values({ group_id: randomUUID(), name }).execute();
+  const insertService = (name: string) => hashmapTables(database.db).insertInto('hashmap_services').values({ service_id: randomUUID(), name }).execute();
 
   async function collations(): Promise<string[]> {
     const { rows } = await sql<{ collation: string }>`
@@ -69,13 +70,13 @@ describe.runIf(kind === 'mysql')('migration 0004 converts older MariaDB rating t
     const applied = await migrateToLatest(database, ratingModules().migrations());
     expect(applied.map((result) => [result.migrationName, result.status])).toEqual([['0004_exact_text', 'Success']]);
     expect(await collations()).toEqual(['utf8mb4_nopad_bin']);
-    const groups = await database.db.selectFrom('hashmap_groups').select('name').execute();
+    const groups = await hashmapTables(database.db).selectFrom('hashmap_groups').select('name').execute();
     expect(groups.map((group) => group.name)).toEqual(['trail']);
     await insertGroup('trail ');
     await insertGroup('TRAIL');
     await expect(insertGroup('trail ')).rejects.toThrow(/Duplicate entry/);
     await insertService('trail ');
-    const found = await database.db.selectFrom('hashmap_groups').select('name').where('name', '=', 'trail').execute();
+    const found = await hashmapTables(database.db).selectFrom('hashmap_groups').select('name').where('name', '=', 'trail').execute();
     expect(found.map((group) => group.name)).toEqual(['trail']);
   });
 

@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TariffApp } from '../../src/http/app.js';
 import { buildTariffApp, ratingModules, type ModuleList } from '../../src/application.js';
+import type { Kysely } from 'kysely';
 import { openDatabase, type Database } from '../../src/database/connection.js';
+import type { TariffTables } from '../../src/database/tables.js';
+import type { HashmapTables } from '../../src/rating/hashmap/tables.js';
+import type { PyscriptsTables } from '../../src/rating/pyscripts/tables.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { loadConfig, type TariffConfig } from '../../src/config.js';
 import { createScratchDatabase } from './databases.js';
@@ -28,6 +32,8 @@ export interface TestResponse {
 export interface TestApp {
   app: TariffApp;
   database: Database;
+  /** `database.db` typed with the built-in rating modules' tables too, for tests that look at rows. */
+  tables: Kysely<TariffTables & HashmapTables & PyscriptsTables>;
   databaseUrl: string;
   /** Sends a request the way the CloudKitty client does (JSON content type on every request). */
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
@@ -73,6 +79,7 @@ export async function startTestApp(options: { databaseUrl?: string; sandbox?: Sc
   return {
     app,
     database,
+    tables: database.db.withTables<HashmapTables & PyscriptsTables>(),
     databaseUrl,
     request,
     get: (url) => request('GET', url),

@@ -6,9 +6,14 @@
 import { createHash } from 'node:crypto';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import type { TariffTables } from '../../src/database/tables.js';
+import type { HashmapTables } from '../../src/rating/hashmap/tables.js';
+import type { PyscriptsTables } from '../../src/rating/pyscripts/tables.js';
+
+/** Tariff's tables and the built-in rating modules'. */
+type StoredTables = TariffTables & HashmapTables & PyscriptsTables;
 
 /** The tables a fingerprint covers: the rating tables, module states and the configuration version. */
-export const FINGERPRINT_TABLES = ['hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_mappings', 'hashmap_thresholds', 'pyscripts_scripts', 'modules_state', 'tariff_config_version'] as const satisfies readonly (keyof TariffTables)[];
+export const FINGERPRINT_TABLES = ['hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_mappings', 'hashmap_thresholds', 'pyscripts_scripts', 'modules_state', 'tariff_config_version'] as const satisfies readonly (keyof StoredTables)[];
 
 /** Per table: how many rows, and a hash of all of them in key order. */
 export type Fingerprint = Record<(typeof FINGERPRINT_TABLES)[number], { rows: number; hash: string }>;
@@ -22,12 +27,13 @@ export interface DatabaseFingerprinter {
 /** Opens a reader of fingerprints on the database at `url` (`sqlite:`, `postgres://`, `mysql://`). */
 export function openFingerprinter(url: string): DatabaseFingerprinter {
   const database: Database = openDatabase(url, { poolSize: 1, timeoutMs: 30_000 });
+  const db = database.db.withTables<HashmapTables & PyscriptsTables>();
   return {
     async take() {
       const fingerprint = {} as Fingerprint;
       for (const table of FINGERPRINT_TABLES) {
         const order = table === 'modules_state' || table === 'tariff_config_version' ? 'name' : 'id';
-        const rows = await database.db.selectFrom(table).selectAll().orderBy(order).execute();
+        const rows = await db.selectFrom(table).selectAll().orderBy(order).execute();
         const hash = createHash('sha256');
         for (const row of rows) hash.update(JSON.stringify(row, (_, value) => (typeof value === 'bigint' ? String(value) : value)));
         fingerprint[table] = { rows: rows.length, hash: hash.digest('hex').slice(0, 16) };

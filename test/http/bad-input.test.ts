@@ -38,15 +38,15 @@ function expectFault(response: TestResponse, status: number, message: RegExp | s
 async function state(): Promise<Record<string, unknown>> {
   const counts: Record<string, unknown> = {};
   for (const table of TABLES) {
-    const row = await t.database.db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    const row = await t.tables.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }
   for (const table of ['hashmap_mappings', 'hashmap_thresholds'] as const) {
-    const row = await t.database.db.selectFrom(table).select(sql<number>`count(group_id)`.as('n')).executeTakeFirstOrThrow();
+    const row = await t.tables.selectFrom(table).select(sql<number>`count(group_id)`.as('n')).executeTakeFirstOrThrow();
     counts[`${table} with a group`] = Number(row.n);
   }
   for (const table of ['hashmap_mappings', 'pyscripts_scripts'] as const) {
-    const row = await t.database.db.selectFrom(table).select(sql<number>`count(*)`.as('n')).where('deleted', 'is', null).executeTakeFirstOrThrow();
+    const row = await t.tables.selectFrom(table).select(sql<number>`count(*)`.as('n')).where('deleted', 'is', null).executeTakeFirstOrThrow();
     counts[`${table} live`] = Number(row.n);
   }
   const fixtures = {

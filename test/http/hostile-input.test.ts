@@ -24,10 +24,10 @@ let serviceId: string;
 async function fingerprint(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of [...TABLES, 'tariff_config_version'] as const) {
-    const row = await t.database.db.selectFrom(table as 'hashmap_services').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    const row = await t.tables.selectFrom(table as 'hashmap_services').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }
-  const version = await t.database.db.selectFrom('tariff_config_version' as 'hashmap_services').select(sql<number>`max(version)`.as('v')).executeTakeFirst();
+  const version = await t.tables.selectFrom('tariff_config_version' as 'hashmap_services').select(sql<number>`max(version)`.as('v')).executeTakeFirst();
   counts.version = Number(version?.v ?? 0);
   return counts;
 }

@@ -150,13 +150,13 @@ describe('v1 /v1/rating/modules', () => {
     };
     expect(await quote()).toBe('6');
     // Behind the server's back: no configuration write through the app, no version bump.
-    await t.database.db.updateTable('hashmap_mappings').set({ cost: '5' }).where('service_id', 'is not', null).execute();
+    await t.tables.updateTable('hashmap_mappings').set({ cost: '5' }).where('service_id', 'is not', null).execute();
     expect(await quote()).toBe('6');
     expect((await t.get('/v1/rating/reload_modules')).status).toBe(204);
     expect(await quote()).toBe('15');
     // Behind the server's back again, for the module state.
-    await t.database.db.updateTable('modules_state').set({ priority: 9 }).where('name', '=', 'hashmap').execute();
-    await t.database.db.deleteFrom('hashmap_mappings').execute();
+    await t.tables.updateTable('modules_state').set({ priority: 9 }).where('name', '=', 'hashmap').execute();
+    await t.tables.deleteFrom('hashmap_mappings').execute();
     expect(await quote()).toBe('15');
     expect((await t.get('/v1/rating/reload_modules/')).status).toBe(204);
     expect(await quote()).toBe('0');

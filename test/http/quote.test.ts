@@ -596,7 +596,7 @@ describe('configuration writes and the rule cache (one process)', () => {
     // stored behind the server's back, on a field no point carries, then taken in.
     const bulk = await createService(t, 'bulk');
     const bulkField = await createField(t, bulk, 'id');
-    const fieldRow = await t.database.db.selectFrom('hashmap_fields').select('id').where('field_id', '=', bulkField).executeTakeFirstOrThrow();
+    const fieldRow = await t.tables.selectFrom('hashmap_fields').select('id').where('field_id', '=', bulkField).executeTakeFirstOrThrow();
     const stamp = '2000-01-01 00:00:00';
     for (let chunk = 0; chunk < BULK_CHUNKS; chunk += 1) {
       const rows = Array.from({ length: 1000 }, (_, index) => {
@@ -621,7 +621,7 @@ describe('configuration writes and the rule cache (one process)', () => {
           deleted_by: null,
         };
       });
-      await t.database.db.insertInto('hashmap_mappings').values(rows).execute();
+      await t.tables.insertInto('hashmap_mappings').values(rows).execute();
     }
     expect((await t.get('/v1/rating/reload_modules')).status).toBe(204);
     expect((await priced([point('1', { id: 'v-7' })], {}, 'bulk')).total).toBe('1');

@@ -27,7 +27,7 @@ async function createThreshold(t: TestApp, body: Record<string, unknown>): Promi
 }
 
 async function countRows(t: TestApp, table: 'hashmap_services' | 'hashmap_fields' | 'hashmap_groups' | 'hashmap_mappings' | 'hashmap_thresholds'): Promise<number> {
-  const rows = await t.database.db.selectFrom(table).select('id').execute();
+  const rows = await t.tables.selectFrom(table).select('id').execute();
   return rows.length;
 }
 
@@ -410,9 +410,9 @@ describe('cascades of service and field deletes', () => {
 
     expect(await countRows(t, 'hashmap_services')).toBe(1);
     expect(await countRows(t, 'hashmap_fields')).toBe(1);
-    const mappingRows = await t.database.db.selectFrom('hashmap_mappings').select('mapping_id').execute();
+    const mappingRows = await t.tables.selectFrom('hashmap_mappings').select('mapping_id').execute();
     expect(mappingRows.map((row) => row.mapping_id)).toEqual([keepMapping.mapping_id]);
-    const thresholdRows = await t.database.db.selectFrom('hashmap_thresholds').select('threshold_id').execute();
+    const thresholdRows = await t.tables.selectFrom('hashmap_thresholds').select('threshold_id').execute();
     expect(thresholdRows.map((row) => row.threshold_id)).toEqual([keepThreshold.threshold_id]);
 
     expect((await t.get(`${H}/mappings/${keepMapping.mapping_id}`)).body).toEqual(keepMapping);
@@ -518,7 +518,7 @@ describe('group deletes', () => {
 
     expect(await countRows(t, 'hashmap_mappings')).toBe(mappingsBefore);
     expect(await countRows(t, 'hashmap_thresholds')).toBe(thresholdsBefore - 1);
-    const row = await t.database.db.selectFrom('hashmap_mappings').select(['deleted', 'deleted_by']).where('mapping_id', '=', mapping.mapping_id).executeTakeFirstOrThrow();
+    const row = await t.tables.selectFrom('hashmap_mappings').select(['deleted', 'deleted_by']).where('mapping_id', '=', mapping.mapping_id).executeTakeFirstOrThrow();
     expect(row.deleted).not.toBeNull();
     expect(row.deleted_by).toBe('alice');
   });
@@ -537,7 +537,7 @@ describe('group deletes', () => {
     const mapping = await createMapping(t, { field_id: field, value: 'predeleted', group_id: group });
     await t.request('DELETE', `${H}/mappings/`, { mapping_id: mapping.mapping_id }, { 'X-User-Id': 'bob' });
     expectNoContent(await t.request('DELETE', `${H}/groups/`, { group_id: group, recursive: true }, { 'X-User-Id': 'carol' }));
-    const row = await t.database.db.selectFrom('hashmap_mappings').select('deleted_by').where('mapping_id', '=', mapping.mapping_id).executeTakeFirstOrThrow();
+    const row = await t.tables.selectFrom('hashmap_mappings').select('deleted_by').where('mapping_id', '=', mapping.mapping_id).executeTakeFirstOrThrow();
     expect(row.deleted_by).toBe('bob');
   });
 

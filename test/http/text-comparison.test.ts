@@ -93,14 +93,14 @@ describe('names and values compare code point by code point', () => {
   });
 
   it('the unique indexes themselves tell "idx" from "idx " and "IDX", and refuse a second "idx"', async () => {
-    const insertGroup = (name: string) => t.database.db.insertInto('hashmap_groups').values({ group_id: randomUUID(), name }).execute();
+    const insertGroup = (name: string) => t.tables.insertInto('hashmap_groups').values({ group_id: randomUUID(), name }).execute();
     await insertGroup('idx');
     await insertGroup('idx ');
     await insertGroup('IDX');
     await expect(insertGroup('idx')).rejects.toThrow();
-    await t.database.db.insertInto('hashmap_services').values({ service_id: randomUUID(), name: 'idx-service' }).execute();
-    await t.database.db.insertInto('hashmap_services').values({ service_id: randomUUID(), name: 'idx-service ' }).execute();
-    await expect(t.database.db.insertInto('hashmap_services').values({ service_id: randomUUID(), name: 'idx-service ' }).execute()).rejects.toThrow();
+    await t.tables.insertInto('hashmap_services').values({ service_id: randomUUID(), name: 'idx-service' }).execute();
+    await t.tables.insertInto('hashmap_services').values({ service_id: randomUUID(), name: 'idx-service ' }).execute();
+    await expect(t.tables.insertInto('hashmap_services').values({ service_id: randomUUID(), name: 'idx-service ' }).execute()).rejects.toThrow();
   });
 });
 

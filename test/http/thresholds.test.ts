@@ -17,7 +17,7 @@ async function createThreshold(t: TestApp, body: Record<string, unknown>): Promi
 }
 
 async function thresholdCount(t: TestApp): Promise<number> {
-  return (await t.database.db.selectFrom('hashmap_thresholds').select('id').execute()).length;
+  return (await t.tables.selectFrom('hashmap_thresholds').select('id').execute()).length;
 }
 
 /** The threshold object with every attribute, as api.md §3 lists them. */
@@ -473,7 +473,7 @@ describe('threshold get, update and delete', () => {
       expectFault(await t.get(`${H}/thresholds/${item.threshold_id}`), 404, `No such threshold: ${item.threshold_id}`);
       expectFault(await t.del(`${H}/thresholds/`, { threshold_id: item.threshold_id }), 404, `No such threshold: ${item.threshold_id}`);
     }
-    const row = await t.database.db.selectFrom('hashmap_thresholds').select('id').where('threshold_id', '=', byBody.threshold_id).executeTakeFirst();
+    const row = await t.tables.selectFrom('hashmap_thresholds').select('id').where('threshold_id', '=', byBody.threshold_id).executeTakeFirst();
     expect(row).toBeUndefined();
   });
 

@@ -5,8 +5,21 @@
 import { sql } from 'kysely';
 import type { Database } from '../../database/connection.js';
 import { inWriteTransaction } from '../../database/transaction.js';
-import type { VersionedRuleColumns } from '../../database/tables.js';
+import type { DateTimeText } from '../../database/tables.js';
 import { toStorageDateTime } from './datetime.js';
+
+/** The columns every versioned rule table (mappings, scripts) has, beside its own. */
+export interface VersionedRuleColumns {
+  name: string;
+  description: string | null;
+  start: DateTimeText;
+  end: DateTimeText | null;
+  created_at: DateTimeText;
+  created_by: string;
+  updated_by: string | null;
+  deleted: DateTimeText | null;
+  deleted_by: string | null;
+}
 
 /** Who acts and when (whole seconds). */
 export interface Audit {

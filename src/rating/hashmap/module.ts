@@ -9,6 +9,7 @@ import { HASHMAP_MIGRATIONS } from './migrations.js';
 import { priceWithHashmap } from './pricing.js';
 import { loadRuleIndex } from './repository/engine-rules.js';
 import { hashmapRoutes } from './routes/index.js';
+import { hashmapTables } from './tables.js';
 
 /** The hashmap module: configured under `module_config/hashmap`, hot-config (rules apply at once). */
 export const hashmapModule: RatingModule<RuleIndex> = {
@@ -17,6 +18,6 @@ export const hashmapModule: RatingModule<RuleIndex> = {
   hotConfig: true,
   migrations: HASHMAP_MIGRATIONS,
   routes: hashmapRoutes,
-  loadRules: (database) => loadRuleIndex(database.db),
+  loadRules: (database) => loadRuleIndex(hashmapTables(database.db)),
   price: priceWithHashmap,
 };

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import type { Database } from '../../database/connection.js';
-import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
+import { inWriteTransaction } from '../../database/transaction.js';
+import { scriptTables, type PyscriptsDb } from './tables.js';
 import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../common/datetime.js';
 import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
 import { compareCodePoints } from '../common/text.js';
@@ -16,7 +17,7 @@ import type { Script, ScriptUpdateBody } from './schemas.js';
 
 const SUMMARY_COLUMNS = ['s.script_id', 's.name', 's.checksum', 's.description', 's.start', 's.end', 's.created_at', 's.deleted', 's.created_by', 's.updated_by', 's.deleted_by'] as const;
 
-function selectScripts(db: Transaction) {
+function selectScripts(db: PyscriptsDb) {
   return db.selectFrom('pyscripts_scripts as s').select(SUMMARY_COLUMNS);
 }
 
@@ -69,11 +70,15 @@ export interface LiveScript {
 
 /** PyScripts scripts. */
 export class ScriptRepository {
-  constructor(private readonly database: Database) {}
+  private readonly db: PyscriptsDb;
+
+  constructor(private readonly database: Database) {
+    this.db = scriptTables(database.db);
+  }
 
   /** Scripts matching the filters, in creation order; `withData: false` leaves `data` out. */
   async list(filters: RuleFilters, options: { withData: boolean }): Promise<Script[]> {
-    let query = options.withData ? selectScripts(this.database.db).select('s.data') : selectScripts(this.database.db);
+    let query = options.withData ? selectScripts(this.db).select('s.data') : selectScripts(this.db);
     for (const condition of ruleFilterConditions('s', filters)) query = query.where(condition);
     const rows = await query.orderBy('s.id').execute();
     return rows.filter((row) => matchesDescription(filters, row.description)).map(toScript);
@@ -84,7 +89,7 @@ export class ScriptRepository {
    * run in), sorted here: SQL's `order by name` follows PostgreSQL's locale.
    */
   async loadLive(): Promise<LiveScript[]> {
-    const rows = await this.database.db
+    const rows = await this.db
       .selectFrom('pyscripts_scripts')
       .select(['script_id', 'name', 'data', 'checksum', 'start', 'end'])
       .where('deleted', 'is', null)
@@ -102,10 +107,10 @@ export class ScriptRepository {
 
   /** @throws NotFoundError `No such script: None (UUID: {id})`, also when soft-deleted. */
   get(uuid: string): Promise<Required<Script>> {
-    return this.getLive(this.database.db, uuid);
+    return this.getLive(this.db, uuid);
   }
 
-  private async getLive(db: Transaction, uuid: string): Promise<Required<Script>> {
+  private async getLive(db: PyscriptsDb, uuid: string): Promise<Required<Script>> {
     const row = await selectScripts(db).select('s.data').where('s.script_id', '=', uuid).where('s.deleted', 'is', null).executeTakeFirst();
     if (!row) throw noSuchScript(uuid);
     return toScript(row) as Required<Script>;
@@ -113,7 +118,8 @@ export class ScriptRepository {
 
   /** Creates a script in one transaction. @throws ConflictError when a live script has the name. */
   create(draft: ScriptDraft, audit: Audit): Promise<Required<Script>> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = scriptTables(tariffTransaction);
       await serialize();
       const existing = await transaction.selectFrom('pyscripts_scripts').select('script_id').where('name', '=', draft.name).where('deleted', 'is', null).executeTakeFirst();
       if (existing) throw scriptExists(draft.name, existing.script_id);
@@ -143,7 +149,8 @@ export class ScriptRepository {
    * @throws NotFoundError, BadRequestError.
    */
   update(uuid: string, body: ScriptUpdateBody, audit: Audit, checkSource: (name: string, source: string) => Promise<void> = async () => {}): Promise<Required<Script>> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = scriptTables(tariffTransaction);
       await serialize();
       const stored = await this.getLive(transaction, uuid);
       const { changes, result } = planScriptUpdate(stored, body, audit.now);

@@ -2,16 +2,15 @@
  * Loads every live hashmap rule for the engine in three queries (fields, mappings, thresholds),
  * never one per rule.
  */
-import type { Kysely } from 'kysely';
-import type { TariffTables } from '../../../database/tables.js';
 import { fromStorageDateTime } from '../../common/datetime.js';
 import { buildRuleIndex } from '../engine/rule-index.js';
 import type { RuleIndex } from '../engine/types.js';
+import type { HashmapDb } from '../tables.js';
 
 const asRuleType = (type: string): 'flat' | 'rate' => (type === 'rate' ? 'rate' : 'flat');
 
 /** Builds the engine's rule index from the database. */
-export async function loadRuleIndex(db: Kysely<TariffTables>): Promise<RuleIndex> {
+export async function loadRuleIndex(db: HashmapDb): Promise<RuleIndex> {
   const [fields, mappings, thresholds] = await Promise.all([
     db
       .selectFrom('hashmap_fields as f')

@@ -2,28 +2,34 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction } from '../../../database/transaction.js';
+import { hashmapTables, type HashmapDb } from '../tables.js';
 import { groupExists, noSuchGroup } from '../errors.js';
 import type { Group } from '../schemas.js';
 
 /** Groups of the hashmap module. */
 export class GroupRepository {
-  constructor(private readonly database: Database) {}
+  private readonly db: HashmapDb;
+
+  constructor(private readonly database: Database) {
+    this.db = hashmapTables(database.db);
+  }
 
   /** Every group, in creation order. */
   listGroups(): Promise<Group[]> {
-    return this.database.db.selectFrom('hashmap_groups').select(['group_id', 'name']).orderBy('id').execute();
+    return this.db.selectFrom('hashmap_groups').select(['group_id', 'name']).orderBy('id').execute();
   }
 
   /** @throws NotFoundError `No such group: None (UUID: {id})`. */
   async getGroup(uuid: string): Promise<Group> {
-    const row = await this.database.db.selectFrom('hashmap_groups').select(['group_id', 'name']).where('group_id', '=', uuid).executeTakeFirst();
+    const row = await this.db.selectFrom('hashmap_groups').select(['group_id', 'name']).where('group_id', '=', uuid).executeTakeFirst();
     if (!row) throw noSuchGroup(uuid);
     return row;
   }
 
   /** @throws ConflictError `Group {name} already exists (UUID: {id})`. */
   createGroup(name: string): Promise<Group> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = hashmapTables(tariffTransaction);
       await serialize();
       const existing = await transaction.selectFrom('hashmap_groups').select('group_id').where('name', '=', name).executeTakeFirst();
       if (existing) throw groupExists(name, existing.group_id);
@@ -41,7 +47,8 @@ export class GroupRepository {
    * @throws NotFoundError when unknown.
    */
   deleteGroup(uuid: string, options: { recursive: boolean; actor: string; now: string }): Promise<void> {
-    return inWriteTransaction(this.database, async (transaction) => {
+    return inWriteTransaction(this.database, async (tariffTransaction) => {
+      const transaction = hashmapTables(tariffTransaction);
       const group = await transaction.selectFrom('hashmap_groups').select('id').where('group_id', '=', uuid).executeTakeFirst();
       if (!group) throw noSuchGroup(uuid);
       if (options.recursive) {

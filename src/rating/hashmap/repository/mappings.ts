@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../../database/connection.js';
-import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
+import { inWriteTransaction } from '../../../database/transaction.js';
+import { hashmapTables, type HashmapDb } from '../tables.js';
 import { ReusableQuery } from '../../../database/reusable-query.js';
 import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
 import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../../common/datetime.js';
@@ -15,7 +16,7 @@ import { nullSafeEquals, parentFilterConditions } from './sql.js';
 import { matchesDescription, ruleFilterConditions } from '../../common/rule-filters.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
 
-function selectMappings(db: Transaction) {
+function selectMappings(db: HashmapDb) {
   return db
     .selectFrom('hashmap_mappings as m')
     .leftJoin('hashmap_services as s', 's.id', 'm.service_id')
@@ -71,7 +72,7 @@ function toMapping(row: MappingRow): Mapping {
  * conflict can come from. One statement (two index lookups in a UNION ALL, no joins): it runs
  * while the configuration write lock is held.
  */
-async function clashCandidates(transaction: Transaction, candidate: LiveMapping): Promise<MappingClashes> {
+async function clashCandidates(transaction: HashmapDb, candidate: LiveMapping): Promise<MappingClashes> {
   const parentKey =
     candidate.parent.kind === 'service'
       ? transaction.selectFrom('hashmap_services').select('id').where('service_id', '=', candidate.parent.id)
@@ -99,7 +100,7 @@ async function clashCandidates(transaction: Transaction, candidate: LiveMapping)
 }
 
 /** @throws ConflictError when the candidate clashes with a live mapping. */
-async function refuseConflicts(transaction: Transaction, candidate: LiveMapping): Promise<void> {
+async function refuseConflicts(transaction: HashmapDb, candidate: LiveMapping): Promise<void> {
   const conflict = findMappingConflict(candidate, await clashCandidates(transaction, candidate));
   if (conflict) throw conflict;
 }
@@ -125,11 +126,15 @@ export class MappingRepository {
   /** The live mapping with a given id: the hottest read, compiled once. */
   private readonly liveById = new ReusableQuery((db, uuid) => selectMappings(db).where('m.mapping_id', '=', uuid).where('m.deleted', 'is', null));
 
-  constructor(private readonly database: Database) {}
+  private readonly db: HashmapDb;
+
+  constructor(private readonly database: Database) {
+    this.db = hashmapTables(database.db);
+  }
 
   /** Mappings matching every filter, in creation order; one query. */
   async list(filters: MappingFilters): Promise<Mapping[]> {
-    let query = selectMappings(this.database.db);
+    let query = selectMappings(this.db);
     for (const condition of parentFilterConditions('m', filters)) query = query.where(condition);
     for (const condition of ruleFilterConditions('m', filters)) query = query.where(condition);
     const rows = await query.orderBy('m.id').execute();
@@ -138,10 +143,10 @@ export class MappingRepository {
 
   /** @throws NotFoundError `No such mapping: {id}`, also when soft-deleted. */
   async get(uuid: string): Promise<Mapping> {
-    return this.getLive(this.database.db, uuid);
+    return this.getLive(this.db, uuid);
   }
 
-  private async getLive(db: Transaction, uuid: string): Promise<Mapping> {
+  private async getLive(db: HashmapDb, uuid: string): Promise<Mapping> {
     const [row] = await this.liveById.execute(db, uuid);
     if (!row) throw noSuchMapping(uuid);
     return toMapping(row);
@@ -149,15 +154,15 @@ export class MappingRepository {
 
   /** Live mappings of a group. @throws NotFoundError when the group is unknown. */
   async listOfGroup(groupUuid: string): Promise<Mapping[]> {
-    const group = await this.database.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
+    const group = await this.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
     if (!group) throw noSuchGroup(groupUuid);
-    const rows = await selectMappings(this.database.db).where('m.group_id', '=', group.id).where('m.deleted', 'is', null).orderBy('m.id').execute();
+    const rows = await selectMappings(this.db).where('m.group_id', '=', group.id).where('m.deleted', 'is', null).orderBy('m.id').execute();
     return rows.map(toMapping);
   }
 
   /** The group of a live mapping. @throws NotFoundError `No such mapping` / `Mapping has no group`. */
   async groupOf(uuid: string): Promise<Group> {
-    const row = await this.database.db
+    const row = await this.db
       .selectFrom('hashmap_mappings as m')
       .leftJoin('hashmap_groups as g', 'g.id', 'm.group_id')
       .select(['g.group_id', 'g.name'])
@@ -174,7 +179,8 @@ export class MappingRepository {
    * refuses a clash (409), inserts.
    */
   create(draft: MappingDraft, audit: Audit): Promise<Mapping> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = hashmapTables(tariffTransaction);
       const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
       const group = await resolveOptionalGroup(transaction, draft.groupId);
       await serialize();
@@ -231,7 +237,8 @@ export class MappingRepository {
    *   ConflictError for a clash.
    */
   update(uuid: string, body: MappingUpdateBody, audit: Audit): Promise<Mapping> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = hashmapTables(tariffTransaction);
       await serialize();
       const stored = await this.getLive(transaction, uuid);
       const plan = planMappingUpdate(stored, body, audit.now);

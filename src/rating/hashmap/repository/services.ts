@@ -2,29 +2,35 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction } from '../../../database/transaction.js';
+import { hashmapTables, type HashmapDb } from '../tables.js';
 import { fieldExists, noSuchField, noSuchService, serviceExists } from '../errors.js';
 import type { Field, Service } from '../schemas.js';
 import { resolveService } from './parents.js';
 
 /** Services of the hashmap module and their fields. */
 export class ServiceRepository {
-  constructor(private readonly database: Database) {}
+  private readonly db: HashmapDb;
+
+  constructor(private readonly database: Database) {
+    this.db = hashmapTables(database.db);
+  }
 
   /** Every service, in creation order. */
   listServices(): Promise<Service[]> {
-    return this.database.db.selectFrom('hashmap_services').select(['service_id', 'name']).orderBy('id').execute();
+    return this.db.selectFrom('hashmap_services').select(['service_id', 'name']).orderBy('id').execute();
   }
 
   /** @throws NotFoundError `No such service: None (UUID: {id})`. */
   async getService(uuid: string): Promise<Service> {
-    const row = await this.database.db.selectFrom('hashmap_services').select(['service_id', 'name']).where('service_id', '=', uuid).executeTakeFirst();
+    const row = await this.db.selectFrom('hashmap_services').select(['service_id', 'name']).where('service_id', '=', uuid).executeTakeFirst();
     if (!row) throw noSuchService(uuid);
     return row;
   }
 
   /** @throws ConflictError `Service {name} already exists (UUID: {id})`. */
   createService(name: string): Promise<Service> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = hashmapTables(tariffTransaction);
       await serialize();
       const existing = await transaction.selectFrom('hashmap_services').select('service_id').where('name', '=', name).executeTakeFirst();
       if (existing) throw serviceExists(name, existing.service_id);
@@ -41,14 +47,14 @@ export class ServiceRepository {
    */
   async deleteService(uuid: string): Promise<void> {
     const result = await inWriteTransaction(this.database, (transaction) =>
-      transaction.deleteFrom('hashmap_services').where('service_id', '=', uuid).executeTakeFirst(),
+      hashmapTables(transaction).deleteFrom('hashmap_services').where('service_id', '=', uuid).executeTakeFirst(),
     );
     if (result.numDeletedRows === 0n) throw noSuchService(uuid);
   }
 
   /** Fields of a service (none when the service is unknown), in creation order. */
   listFields(serviceUuid: string): Promise<Field[]> {
-    return this.database.db
+    return this.db
       .selectFrom('hashmap_fields as f')
       .innerJoin('hashmap_services as s', 's.id', 'f.service_id')
       .select(['f.field_id', 'f.name', 's.service_id'])
@@ -59,7 +65,7 @@ export class ServiceRepository {
 
   /** @throws NotFoundError `No such field: {id}`. */
   async getField(uuid: string): Promise<Field> {
-    const row = await this.database.db
+    const row = await this.db
       .selectFrom('hashmap_fields as f')
       .innerJoin('hashmap_services as s', 's.id', 'f.service_id')
       .select(['f.field_id', 'f.name', 's.service_id'])
@@ -74,7 +80,8 @@ export class ServiceRepository {
    * @throws ConflictError `Field {name} already exists (UUID: {id})` for a name already used in the service.
    */
   createField(serviceUuid: string, name: string): Promise<Field> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = hashmapTables(tariffTransaction);
       const service = await resolveService(transaction, serviceUuid);
       await serialize();
       const existing = await transaction
@@ -93,7 +100,7 @@ export class ServiceRepository {
   /** Deletes a field with its mappings and thresholds. @throws NotFoundError when unknown. */
   async deleteField(uuid: string): Promise<void> {
     const result = await inWriteTransaction(this.database, (transaction) =>
-      transaction.deleteFrom('hashmap_fields').where('field_id', '=', uuid).executeTakeFirst(),
+      hashmapTables(transaction).deleteFrom('hashmap_fields').where('field_id', '=', uuid).executeTakeFirst(),
     );
     if (result.numDeletedRows === 0n) throw noSuchField(uuid);
   }

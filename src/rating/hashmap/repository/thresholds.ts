@@ -1,7 +1,8 @@
 /** SQL for hashmap thresholds (unversioned; deleted for good). One query per list. */
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../database/connection.js';
-import { inWriteTransaction, type Transaction } from '../../../database/transaction.js';
+import { inWriteTransaction } from '../../../database/transaction.js';
+import { hashmapTables, type HashmapDb } from '../tables.js';
 import { COST_COLUMN, LEVEL_COLUMN, normalizeDecimal } from '../../common/decimal.js';
 import { noSuchGroup, noSuchThreshold, thresholdHasNoGroup, type ParentRef } from '../errors.js';
 import { findThresholdConflict, planThresholdUpdate, type ParentFilters, type ThresholdDraft, type ThresholdKey } from '../validation.js';
@@ -9,7 +10,7 @@ import type { Group, Threshold, ThresholdUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals, parentFilterConditions } from './sql.js';
 
-function selectThresholds(db: Transaction) {
+function selectThresholds(db: HashmapDb) {
   return db
     .selectFrom('hashmap_thresholds as t')
     .leftJoin('hashmap_services as s', 's.id', 't.service_id')
@@ -39,7 +40,7 @@ function keyOf(threshold: Threshold): ThresholdKey {
 }
 
 /** @throws ConflictError when a threshold with the same key exists. */
-async function refuseConflicts(transaction: Transaction, candidate: ThresholdKey): Promise<void> {
+async function refuseConflicts(transaction: HashmapDb, candidate: ThresholdKey): Promise<void> {
   const parentColumn = candidate.parent.kind === 'service' ? 's.service_id' : 'f.field_id';
   const rows = await selectThresholds(transaction)
     .where(parentColumn, '=', candidate.parent.id)
@@ -52,11 +53,15 @@ async function refuseConflicts(transaction: Transaction, candidate: ThresholdKey
 
 /** Hashmap thresholds. */
 export class ThresholdRepository {
-  constructor(private readonly database: Database) {}
+  private readonly db: HashmapDb;
+
+  constructor(private readonly database: Database) {
+    this.db = hashmapTables(database.db);
+  }
 
   /** Thresholds matching every filter (none: all, fix: CloudKitty 500), in creation order; one query. */
   async list(filters: ParentFilters): Promise<Threshold[]> {
-    let query = selectThresholds(this.database.db);
+    let query = selectThresholds(this.db);
     for (const condition of parentFilterConditions('t', filters)) query = query.where(condition);
     const rows = await query.orderBy('t.id').execute();
     return rows.map(toThreshold);
@@ -64,10 +69,10 @@ export class ThresholdRepository {
 
   /** @throws NotFoundError `No such threshold: {id}`. */
   get(uuid: string): Promise<Threshold> {
-    return this.getIn(this.database.db, uuid);
+    return this.getIn(this.db, uuid);
   }
 
-  private async getIn(db: Transaction, uuid: string): Promise<Threshold> {
+  private async getIn(db: HashmapDb, uuid: string): Promise<Threshold> {
     const row = await selectThresholds(db).where('t.threshold_id', '=', uuid).executeTakeFirst();
     if (!row) throw noSuchThreshold(uuid);
     return toThreshold(row);
@@ -75,9 +80,9 @@ export class ThresholdRepository {
 
   /** Thresholds of a group. @throws NotFoundError when the group is unknown. */
   async listOfGroup(groupUuid: string): Promise<Threshold[]> {
-    const group = await this.database.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
+    const group = await this.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
     if (!group) throw noSuchGroup(groupUuid);
-    const rows = await selectThresholds(this.database.db).where('t.group_id', '=', group.id).orderBy('t.id').execute();
+    const rows = await selectThresholds(this.db).where('t.group_id', '=', group.id).orderBy('t.id').execute();
     return rows.map(toThreshold);
   }
 
@@ -85,13 +90,14 @@ export class ThresholdRepository {
   async groupOf(uuid: string): Promise<Group> {
     const threshold = await this.get(uuid);
     if (threshold.group_id === null) throw thresholdHasNoGroup();
-    const group = await this.database.db.selectFrom('hashmap_groups').select(['group_id', 'name']).where('group_id', '=', threshold.group_id).executeTakeFirstOrThrow();
+    const group = await this.db.selectFrom('hashmap_groups').select(['group_id', 'name']).where('group_id', '=', threshold.group_id).executeTakeFirstOrThrow();
     return group;
   }
 
   /** Creates a threshold in one transaction: parents (400), clash (409), insert. */
   create(draft: ThresholdDraft): Promise<Threshold> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = hashmapTables(tariffTransaction);
       const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
       const group = await resolveOptionalGroup(transaction, draft.groupId);
       await serialize();
@@ -116,7 +122,8 @@ export class ThresholdRepository {
 
   /** Updates a threshold in one transaction. @throws NotFoundError, BadRequestError, ConflictError. */
   update(uuid: string, body: ThresholdUpdateBody): Promise<Threshold> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+      const transaction = hashmapTables(tariffTransaction);
       await serialize();
       const stored = await this.getIn(transaction, uuid);
       const { changes, result } = planThresholdUpdate(stored, body);
@@ -141,7 +148,7 @@ export class ThresholdRepository {
   /** Deletes a threshold. @throws NotFoundError when unknown. */
   async delete(uuid: string): Promise<void> {
     const result = await inWriteTransaction(this.database, (transaction) =>
-      transaction.deleteFrom('hashmap_thresholds').where('threshold_id', '=', uuid).executeTakeFirst(),
+      hashmapTables(transaction).deleteFrom('hashmap_thresholds').where('threshold_id', '=', uuid).executeTakeFirst(),
     );
     if (result.numDeletedRows === 0n) throw noSuchThreshold(uuid);
   }
