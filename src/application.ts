@@ -12,7 +12,7 @@ import { ModuleSet } from './rating/contract/module-set.js';
 import type { RatingModule } from './rating/contract/rating-module.js';
 import { defaultModules, type ModuleDependencies } from './rating/registry.js';
 import { ratingApi } from './rating/routes.js';
-import { RatingSnapshotCache } from './rating/snapshot.js';
+import { RatingSnapshotCache } from './rating/quote/snapshot.js';
 
 /** Builds a list of rating modules from the process's dependencies (the sandbox). */
 export type ModuleList = (dependencies: ModuleDependencies) => RatingModule[];

@@ -10,7 +10,7 @@ import type { ModuleSet } from './contract/module-set.js';
 import { ModuleStateRepository } from './module-states/repository.js';
 import { moduleRoutesV1, moduleRoutesV2 } from './module-states/routes.js';
 import { quoteRoutesV1, quoteRoutesV2 } from './quote/routes.js';
-import type { RatingSnapshotCache } from './snapshot.js';
+import type { RatingSnapshotCache } from './quote/snapshot.js';
 
 /** What the rating routes share. */
 export interface RatingApiOptions {

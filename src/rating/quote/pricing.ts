@@ -7,7 +7,7 @@ import { Exact } from '../common/exact.js';
 import { inputDecimal } from '../common/quote-decimal.js';
 import { dataframeToJson, type JsonDataframe, type PricedPoint, type RatingDataframe, type UsagePoint } from '../contract/dataframe.js';
 import type { PricingContext } from '../contract/rating-module.js';
-import type { RatingSnapshot } from '../snapshot.js';
+import type { RatingSnapshot } from './snapshot.js';
 import type { Usage } from './schemas.js';
 
 /** How to price: the modules' context and the rating period. */

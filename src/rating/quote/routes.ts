@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { parseDateTime } from '../common/datetime.js';
-import type { RatingSnapshotCache } from '../snapshot.js';
+import type { RatingSnapshotCache } from './snapshot.js';
 import { inputDecimal } from '../common/quote-decimal.js';
 import { priceUsage } from './pricing.js';
 import { QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';

@@ -5,11 +5,11 @@
  * process, and when `tariff_config_version` shows a write by another process sharing the database
  * (checked at most once a second), never reloaded per request.
  */
-import type { Database } from '../database/connection.js';
-import type { ModuleSet } from './contract/module-set.js';
-import type { RatingModule } from './contract/rating-module.js';
-import { ModuleStateRepository } from './module-states/repository.js';
-import { ratingOrder, type ModuleState } from './module-states/states.js';
+import type { Database } from '../../database/connection.js';
+import type { ModuleSet } from '../contract/module-set.js';
+import type { RatingModule } from '../contract/rating-module.js';
+import { ModuleStateRepository } from '../module-states/repository.js';
+import { ratingOrder, type ModuleState } from '../module-states/states.js';
 
 /** An enabled module with its rules as loaded: one step of pricing. */
 export interface LoadedModule {
