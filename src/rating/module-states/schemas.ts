@@ -4,6 +4,7 @@ import { EchoedValue, QueryString } from '../common/schemas.js';
 
 const Priority = Type.Integer({ minimum: 1, description: 'higher rates first' });
 
+/** A module as v1 shows it (CloudKitty's WSME `CloudkittyModule`: `hot-config` with a dash). */
 export const ModuleV1 = Type.Object({
   module_id: Type.String(),
   description: Type.String(),
@@ -11,7 +12,9 @@ export const ModuleV1 = Type.Object({
   'hot-config': Type.Boolean(),
   priority: Type.Integer(),
 });
+/** {@link ModuleV1} as a value. */
 export type ModuleV1 = Static<typeof ModuleV1>;
+/** `GET /v1/rating/modules`. */
 export const ModuleV1Collection = Type.Object({ modules: Type.Array(ModuleV1) });
 
 /** v1 PUT: the client echoes the whole module; only `enabled` and `priority` are applied. */
@@ -26,6 +29,7 @@ export const ModuleV1UpdateBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A module as v2 shows it (`hot_config` with an underscore). */
 export const ModuleV2 = Type.Object({
   module_id: Type.String(),
   description: Type.String(),
@@ -33,7 +37,9 @@ export const ModuleV2 = Type.Object({
   hot_config: Type.Boolean(),
   priority: Type.Integer(),
 });
+/** {@link ModuleV2} as a value. */
 export type ModuleV2 = Static<typeof ModuleV2>;
+/** `GET /v2/rating/modules`. */
 export const ModuleV2Collection = Type.Object({ modules: Type.Array(ModuleV2) });
 
 /** v2 PUT: a partial body. */

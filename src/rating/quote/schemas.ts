@@ -11,12 +11,15 @@ export const Point = Type.Object({
   groupby: Type.Optional(Scalars),
   metadata: Type.Optional(Scalars),
 });
+/** {@link Point} as a value. */
 export type Point = Static<typeof Point>;
 
 /** Usage by service name. */
 export const Usage = Type.Record(Type.String(), Type.Array(Point));
+/** {@link Usage} as a value. */
 export type Usage = Static<typeof Usage>;
 
+/** The rating period: ISO 8601 begin and end. */
 export const Period = Type.Object({ begin: Type.String(), end: Type.String() });
 
 /** `POST /v1/rating/quote` (CloudKitty's). */
@@ -31,6 +34,7 @@ export const QuoteV1Body = Type.Object(
   },
   { additionalProperties: false },
 );
+/** {@link QuoteV1Body} as a value. */
 export type QuoteV1Body = Static<typeof QuoteV1Body>;
 
 /** `POST /v2/rating/quote` (beyond CloudKitty): whole dataframes, tenant, rating time, explain. */
@@ -44,4 +48,5 @@ export const QuoteV2Body = Type.Object(
   },
   { additionalProperties: false },
 );
+/** {@link QuoteV2Body} as a value. */
 export type QuoteV2Body = Static<typeof QuoteV2Body>;
