@@ -1,12 +1,13 @@
 /**
  * The hashmap rating module (rating.md §5; CloudKitty's `HashMap`): services, fields, groups,
  * mappings and thresholds, priced by an in-memory rule index. Its parts: `schemas.ts`, `routes/`,
- * `repository/`, `validation.ts`, `engine/`, `errors.ts`, `migrations.ts`, `tables.ts`.
+ * `repository/`, `validation.ts`, `engine/` (the rule index, selection, plan and per-point
+ * pricing; `engine/dataframe.ts` prices a dataframe), `errors.ts`, `migrations.ts`, `tables.ts`.
  */
 import type { RatingModule } from '../contract/rating-module.js';
 import type { RuleIndex } from './engine/types.js';
 import { HASHMAP_MIGRATIONS } from './migrations.js';
-import { priceWithHashmap } from './pricing.js';
+import { priceWithHashmap } from './engine/dataframe.js';
 import { loadRuleIndex } from './repository/engine-rules.js';
 import { hashmapRoutes } from './routes/index.js';
 import { hashmapTables } from './tables.js';

@@ -1,13 +1,13 @@
 /**
- * Hashmap pricing of a dataframe (rating.md §4-§5): the rules that apply at the rating time for
- * the tenant are selected once (`engine/select.ts`), then each point of a service with rules gets
- * the amount its rules give (`engine/engine.ts`) added to its price.
+ * Hashmap pricing of a whole dataframe (rating.md §4-§5), the module's `price`: the rules that
+ * apply at the rating time for the tenant are selected once (`select.ts`), then each point of a
+ * service with rules gets the amount its rules give (`engine.ts`) added to its price.
  */
-import type { RatingDataframe } from '../contract/dataframe.js';
-import type { PricingContext } from '../contract/rating-module.js';
-import { rateHashmapPoint } from './engine/engine.js';
-import { selectRules } from './engine/select.js';
-import type { RuleIndex } from './engine/types.js';
+import type { RatingDataframe } from '../../contract/dataframe.js';
+import type { PricingContext } from '../../contract/rating-module.js';
+import { rateHashmapPoint } from './engine.js';
+import { selectRules } from './select.js';
+import type { RuleIndex } from './types.js';
 
 const NO_DESC: Readonly<Record<string, unknown>> = Object.freeze({});
 
