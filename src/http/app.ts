@@ -10,7 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TariffConfig } from '../config.js';
-import { BadRequestError } from '../kernel/errors.js';
+import { BadRequestError, TariffError } from '../kernel/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
@@ -117,6 +117,11 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
       if (error instanceof SyntaxError) done(new BadRequestError(`Request is not in valid JSON format: ${error.message}`), undefined);
       else done(error as Error, undefined);
     }
+  });
+  // Any other type is read to its end like an over-limit body (within the route's limit, up to the
+  // drain limit), then refused: answering before reading made clients see a broken pipe.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {
+    done(new TariffError(415, `Unknown mimetype: ${request.headers['content-type'] ?? 'none'}; send application/json`), undefined);
   });
   app.addHook('preValidation', async (request) => {
     // DELETE may carry its arguments in a body or not at all: validate an absent body as `{}`.

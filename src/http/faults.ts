@@ -83,6 +83,8 @@ export function validationMessage(error: AjvError, context: string, bodyName: st
       return invalidInput(attribute ?? bodyName, data, `Value should have a minimum character requirement of ${schema.minLength}`);
     case 'minimum':
       return invalidInput(attribute ?? bodyName, data, `Value should be greater or equal to ${String(error.params.limit)}`);
+    case 'maximum':
+      return invalidInput(attribute ?? bodyName, data, `Value should be lower or equal to ${String(error.params.limit)}`);
     case 'pattern':
       return invalidInput(attribute ?? bodyName, data, schema['x-format'] === 'uuid' ? 'Value is not a valid UUID.' : 'Value has an invalid format.');
     default:

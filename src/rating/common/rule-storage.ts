@@ -49,7 +49,10 @@ export function ruleColumnChanges(changes: RuleChanges, audit: Audit): Partial<V
 /**
  * Soft-deletes the live rule whose public id column equals `uuid`, in one transaction.
  *
- * @returns whether a live rule was deleted (false: unknown or already deleted).
+ * @param notFound - the error for an unknown or already deleted rule; thrown inside the
+ *   transaction, so a refused delete writes nothing, not even the configuration version
+ *   (fix, issue 11: the 404 came after the commit).
+ * @throws the `notFound` error.
  */
 export async function softDeleteRule(
   database: Database,
@@ -57,10 +60,11 @@ export async function softDeleteRule(
   idColumn: 'mapping_id' | 'script_id',
   uuid: string,
   audit: Audit,
-): Promise<boolean> {
-  const result = await inWriteTransaction(database, (transaction) =>
-    sql`update ${sql.table(table)} set deleted = ${toStorageDateTime(audit.now)}, deleted_by = ${audit.actor}
-        where ${sql.ref(idColumn)} = ${uuid} and deleted is null`.execute(transaction),
-  );
-  return (result.numAffectedRows ?? 0n) > 0n;
+  notFound: (uuid: string) => Error,
+): Promise<void> {
+  await inWriteTransaction(database, async (transaction) => {
+    const result = await sql`update ${sql.table(table)} set deleted = ${toStorageDateTime(audit.now)}, deleted_by = ${audit.actor}
+        where ${sql.ref(idColumn)} = ${uuid} and deleted is null`.execute(transaction);
+    if ((result.numAffectedRows ?? 0n) === 0n) throw notFound(uuid);
+  });
 }

@@ -169,6 +169,6 @@ export class ScriptRepository {
 
   /** Soft-deletes a live script. @throws NotFoundError when unknown or already deleted. */
   async delete(uuid: string, audit: Audit): Promise<void> {
-    if (!(await softDeleteRule(this.database, 'pyscripts_scripts', 'script_id', uuid, audit))) throw noSuchScript(uuid);
+    await softDeleteRule(this.database, 'pyscripts_scripts', 'script_id', uuid, audit, noSuchScript);
   }
 }

@@ -79,6 +79,8 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
     async (request, reply) => {
       const body = request.body;
       const begin = body.period ? parseDateTime(body.period.begin, 'period.begin') : undefined;
+      // Both bounds are the caller's: a bad `end` is a 400 here, not a sandbox failure later.
+      if (body.period) parseDateTime(body.period.end, 'period.end');
       const at = body.at !== undefined ? parseDateTime(body.at, 'at') : (begin ?? new Date());
       const period = body.period ?? { begin: at.toISOString(), end: new Date(at.getTime() + HOUR_MS).toISOString() };
       const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, caller: callerOf(request, body.tenant_id), explain: body.explain ?? false, period, maxDecimalExponent });

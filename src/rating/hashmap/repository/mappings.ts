@@ -263,6 +263,6 @@ export class MappingRepository {
 
   /** Soft-deletes a live mapping. @throws NotFoundError when unknown or already deleted. */
   async delete(uuid: string, audit: Audit): Promise<void> {
-    if (!(await softDeleteRule(this.database, 'hashmap_mappings', 'mapping_id', uuid, audit))) throw noSuchMapping(uuid);
+    await softDeleteRule(this.database, 'hashmap_mappings', 'mapping_id', uuid, audit, noSuchMapping);
   }
 }

@@ -46,10 +46,11 @@ export class ServiceRepository {
    * @throws NotFoundError when unknown.
    */
   async deleteService(uuid: string): Promise<void> {
-    const result = await inWriteTransaction(this.database, (transaction) =>
-      hashmapTables(transaction).deleteFrom('hashmap_services').where('service_id', '=', uuid).executeTakeFirst(),
-    );
-    if (result.numDeletedRows === 0n) throw noSuchService(uuid);
+    // The 404 is thrown inside the transaction: a refused delete writes nothing.
+    await inWriteTransaction(this.database, async (transaction) => {
+      const result = await hashmapTables(transaction).deleteFrom('hashmap_services').where('service_id', '=', uuid).executeTakeFirst();
+      if (result.numDeletedRows === 0n) throw noSuchService(uuid);
+    });
   }
 
   /** Fields of a service (none when the service is unknown), in creation order. */
@@ -99,9 +100,9 @@ export class ServiceRepository {
 
   /** Deletes a field with its mappings and thresholds. @throws NotFoundError when unknown. */
   async deleteField(uuid: string): Promise<void> {
-    const result = await inWriteTransaction(this.database, (transaction) =>
-      hashmapTables(transaction).deleteFrom('hashmap_fields').where('field_id', '=', uuid).executeTakeFirst(),
-    );
-    if (result.numDeletedRows === 0n) throw noSuchField(uuid);
+    await inWriteTransaction(this.database, async (transaction) => {
+      const result = await hashmapTables(transaction).deleteFrom('hashmap_fields').where('field_id', '=', uuid).executeTakeFirst();
+      if (result.numDeletedRows === 0n) throw noSuchField(uuid);
+    });
   }
 }

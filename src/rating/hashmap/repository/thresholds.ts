@@ -147,9 +147,10 @@ export class ThresholdRepository {
 
   /** Deletes a threshold. @throws NotFoundError when unknown. */
   async delete(uuid: string): Promise<void> {
-    const result = await inWriteTransaction(this.database, (transaction) =>
-      hashmapTables(transaction).deleteFrom('hashmap_thresholds').where('threshold_id', '=', uuid).executeTakeFirst(),
-    );
-    if (result.numDeletedRows === 0n) throw noSuchThreshold(uuid);
+    // The 404 is thrown inside the transaction: a refused delete writes nothing.
+    await inWriteTransaction(this.database, async (transaction) => {
+      const result = await hashmapTables(transaction).deleteFrom('hashmap_thresholds').where('threshold_id', '=', uuid).executeTakeFirst();
+      if (result.numDeletedRows === 0n) throw noSuchThreshold(uuid);
+    });
   }
 }
