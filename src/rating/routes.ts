@@ -40,7 +40,7 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (app, { dat
   const states = new ModuleStateRepository(database, modules);
   await app.register(moduleRoutesV1, { modules: states, onChange: () => snapshots.invalidate(), hidden });
   await app.register(quoteRoutesV1, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
-  for (const module of modules.modules) {
+  for (const module of modules.all) {
     const prefix = `/module_config/${module.name}`;
     if (module.routes) {
       await app.register(module.routes, { prefix, database, hidden });

@@ -8,7 +8,7 @@ const MODULE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 /** The registered modules, by name. */
 export class ModuleSet {
   /** Every module, in name order (the order `/v1/rating/modules` lists them in). */
-  readonly modules: readonly RatingModule[];
+  readonly all: readonly RatingModule[];
   private readonly byName: ReadonlyMap<string, RatingModule>;
 
   /**
@@ -22,7 +22,7 @@ export class ModuleSet {
       byName.set(module.name, module);
     }
     this.byName = byName;
-    this.modules = [...byName.values()].sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+    this.all = [...byName.values()].sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     this.migrations();
   }
 
@@ -39,7 +39,7 @@ export class ModuleSet {
   migrations(): Record<string, TariffMigration> {
     const migrations: Record<string, TariffMigration> = {};
     const owners = new Map<string, string>();
-    for (const module of this.modules) {
+    for (const module of this.all) {
       for (const [name, migration] of Object.entries(module.migrations)) {
         const owner = owners.get(name);
         if (owner !== undefined) throw new Error(`rating modules '${owner}' and '${module.name}' both declare the migration '${name}'`);

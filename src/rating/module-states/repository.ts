@@ -22,7 +22,7 @@ export class ModuleStateRepository {
   async list(): Promise<ModuleState[]> {
     const rows = await this.database.db.selectFrom('modules_state').select(['name', 'state', 'priority']).execute();
     const byName = new Map(rows.map((row) => [row.name, row]));
-    return this.modules.modules.map(({ name, description, hotConfig }) => {
+    return this.modules.all.map(({ name, description, hotConfig }) => {
       const row = byName.get(name);
       return { name, description, hotConfig, enabled: row ? enabled(row.state) : false, priority: row?.priority ?? 1 };
     });

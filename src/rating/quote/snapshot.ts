@@ -1,9 +1,9 @@
 /**
  * The rules the modules price with, loaded once and kept in memory: module states and each
  * registered module's rules (`RatingModule.loadRules`: the hashmap rule index, the live
- * scripts...). A snapshot is dropped after a configuration write through this
- * process, and when `tariff_config_version` shows a write by another process sharing the database
- * (checked at most once a second), never reloaded per request.
+ * scripts...). A snapshot is dropped after a configuration write through this process, and when
+ * `tariff_config_version` shows a write by another process sharing the database (checked at most
+ * once a second), never reloaded per request.
  */
 import type { Database } from '../../database/connection.js';
 import type { ModuleSet } from '../contract/module-set.js';
@@ -105,7 +105,7 @@ export class RatingSnapshotCache {
   /** Reads a snapshot; keeps it only if no local write or invalidation happened meanwhile. */
   private async load(localWrites: number, generation: number): Promise<Loaded> {
     const version = await this.version();
-    const registered = this.modules.modules;
+    const registered = this.modules.all;
     const [states, ...rules] = await Promise.all([this.states.list(), ...registered.map((module) => module.loadRules(this.database))]);
     const rulesByName = new Map(registered.map((module, index) => [module.name, { module, rules: rules[index] }]));
     const order = ratingOrder(states).map((state) => rulesByName.get(state.name) as LoadedModule);
