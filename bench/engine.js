@@ -16,7 +16,7 @@
 // Prints points/s for both and the ratio Tariff/CloudKitty (target ≥ 20×); writes the numbers to
 // bench/results/engine-<timestamp>.json.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -6,7 +6,7 @@
 import type { FastifyServerOptions, FastifyBaseLogger } from 'fastify';
 import type { TariffConfig } from './config.js';
 import type { Database } from './database/connection.js';
-import type { KeystoneAuthOptions } from './auth/keystone-auth.js';
+import type { KeystoneAuthOptions } from './http/keystone-auth.js';
 import { buildApp, type TariffApp } from './http/app.js';
 import { ModuleSet } from './rating/contract/module-set.js';
 import type { RatingModule } from './rating/contract/rating-module.js';

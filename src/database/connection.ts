@@ -7,7 +7,10 @@ import type { Kysely } from 'kysely';
 import type { TariffTables } from './tables.js';
 import { ConfigurationError } from '../config.js';
 import { dialectNamed } from './dialects/dialect.js';
+import { redactUrl, type DatabaseOptions, type PoolSettings } from './dialects/opening.js';
 import type { DialectName, DialectTraits } from './dialects/traits.js';
+
+export { DatabaseOpenError, redactUrl, type DatabaseOptions, type OpenedDatabase, type PoolSettings } from './dialects/opening.js';
 
 /**
  * An open database: the Kysely handle, its dialect's traits and a way to close it. Code that
@@ -22,31 +25,6 @@ export interface Database {
   /** Configuration writes committed through this handle: cached rules compare it to know they are stale. */
   readonly writes: { count: number };
   close(): Promise<void>;
-}
-
-/**
- * The database cannot be opened at all (a file that is not a database, or a damaged one); the
- * message names the database and the problem, for one line on stderr.
- */
-export class DatabaseOpenError extends Error {}
-
-/** Options of {@link openDatabase}. */
-export interface DatabaseOptions {
-  /** Connection pool size for PostgreSQL and MySQL (default 10). */
-  poolSize?: number;
-  /** Milliseconds to wait for a connection or a statement before failing (default 5,000). */
-  timeoutMs?: number;
-  /** Where errors of pooled connections are reported (a dropped server must not end the process). */
-  onPoolError?: (error: Error) => void;
-}
-
-/** {@link DatabaseOptions} with every default filled in, as the dialect modules get them. */
-export type PoolSettings = Required<DatabaseOptions>;
-
-/** What a dialect module's opener hands back: the Kysely handle and where it points, without credentials. */
-export interface OpenedDatabase {
-  db: Kysely<TariffTables>;
-  description: string;
 }
 
 /** The URL schemes Tariff accepts, the dialect each names, and what its opener is given. */
@@ -77,7 +55,3 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   return { db, traits, description, writes: { count: 0 }, close: () => db.destroy() };
 }
 
-/** The URL with its password masked, for logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-}

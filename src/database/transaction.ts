@@ -15,7 +15,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './connection.js';
 import type { TariffTables } from './tables.js';
-import type { WriteTransactionStart } from './dialects/traits.js';
 import { classifyDatabaseError } from './errors.js';
 
 /** A Kysely handle bound to one open transaction. */
@@ -62,7 +61,7 @@ async function inImmediateTransaction<T>(database: Database, work: WriteWork<T>)
   });
 }
 
-/** Reached only with a start outside {@link WriteTransactionStart}, which the compiler rules out. */
+/** Reached only with a start outside `WriteTransactionStart` (dialects/traits.ts), which the compiler rules out. */
 function unknownStart(start: never): never {
   throw new Error(`unknown write transaction start: ${JSON.stringify(start)}`);
 }

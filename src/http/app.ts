@@ -15,7 +15,7 @@ import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { registerRootRoutes } from './root.js';
-import { installKeystoneAuth, type KeystoneAuthOptions } from '../auth/keystone-auth.js';
+import { installKeystoneAuth, type KeystoneAuthOptions } from './keystone-auth.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
 
 /** What {@link buildApp} needs. */

@@ -114,7 +114,7 @@ export function encodeJson(node: Node, resolve: IdResolver): Buffer {
 
 /** An object with exactly these own keys (`__proto__` included), for body trees. */
 export function objectOf(entries: [string, Node][]): { [key: string]: Node } {
-  return Object.fromEntries(entries) as { [key: string]: Node };
+  return Object.fromEntries<Node>(entries);
 }
 
 // ---------------------------------------------------------------------------------------------

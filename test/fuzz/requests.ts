@@ -166,7 +166,7 @@ const descObject: fc.Arbitrary<Node> = fc
     },
     { requiredKeys: [] },
   )
-  .map((record) => objectOf(Object.entries(record) as [string, Node][]));
+  .map((record) => objectOf(Object.entries<Node>(record as Record<string, Node>)));
 
 /** A dataframe point of a v2 quote. */
 const point: fc.Arbitrary<Node> = fc
@@ -251,8 +251,10 @@ export function validValue(schema: Schema, name: string): fc.Arbitrary<Node> {
           ),
         );
     }
+    default:
+      // No type (or one not listed): any small JSON value.
+      return fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Node>;
   }
-  return fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Node>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,7 +280,7 @@ function isContainer(node: Node): node is Node[] | { [key: string]: Node } {
 
 function clone(node: Node): Node {
   if (Array.isArray(node)) return node.map(clone);
-  if (isContainer(node)) return objectOf(Object.keys(node).map((key) => [key, clone((node as { [key: string]: Node })[key])]));
+  if (isContainer(node)) return objectOf(Object.keys(node).map((key) => [key, clone((node)[key])]));
   return node;
 }
 
@@ -431,7 +433,7 @@ function targetedMutation(klass: HostileClass, knownKeys: string[]): fc.Arbitrar
       return fc.record({ op: fc.constant('replace' as const), at, key: numeric.length ? fc.constantFrom(...numeric) : fc.constant(''), value });
     }
     case 'prototype':
-      return fc.record({ op: fc.constantFrom('replace' as const, 'renameKey' as const), at, key: prototypeName, value: prototypeName as fc.Arbitrary<Node> });
+      return fc.record({ op: fc.constantFrom('replace' as const, 'renameKey' as const), at, key: prototypeName, value: prototypeName });
     case 'nul':
     case 'surrogate':
     case 'utf8':
@@ -553,7 +555,7 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
   const bodyOf = route.body ? validValue(route.body, 'body') : fc.constant(undefined);
   const pathOf = route.pathParameters.length
     ? fc.tuple(...route.pathParameters.map((name) => validPathValue(route, name))).map((values) => Object.fromEntries(route.pathParameters.map((name, index) => [name, values[index]])) as Record<string, UrlText>)
-    : fc.constant({} as Record<string, UrlText>);
+    : fc.constant({});
   const contentType = fc.oneof({ weight: 20, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) });
   const base = fc.record({ path: pathOf, query: validQuery(route), body: bodyOf, contentType });
 
@@ -571,7 +573,7 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
       ([request, location, mutations, text, queryName, pick, headers]): RequestSpec => {
         const spec: RequestSpec = { route: routeName(route), method: route.method, ...request, contentType: request.contentType ?? 'application/json', hostile: klass };
         if (location === 'body') {
-          if (klass === 'raw' || request.body === undefined) spec.body = klass === 'raw' ? (mutations[0].value as Node) : mutate(objectOf([]), mutations, klass);
+          if (klass === 'raw' || request.body === undefined) spec.body = klass === 'raw' ? (mutations[0].value) : mutate(objectOf([]), mutations, klass);
           else spec.body = mutate(request.body, mutations, klass, options.inBody);
         } else if (location === 'path') {
           const name = route.pathParameters[pick % route.pathParameters.length];

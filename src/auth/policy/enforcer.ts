@@ -153,7 +153,7 @@ function ruleSource(path: string, name: string, value: unknown): string | Legacy
   if (value === null) return '';
   if (typeof value === 'string') return value;
   const isCheckList = (item: unknown) => Array.isArray(item) && item.every((check) => typeof check === 'string');
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string' || isCheckList(item))) return value as LegacyListRule;
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string' || isCheckList(item))) return value;
   throw new ConfigurationError(`policy file ${path}: rule '${name}' must be a string or a list of lists of strings, got ${JSON.stringify(value)}`);
 }
 

@@ -2,7 +2,7 @@
  * The one place that maps a dialect name to its traits and its driver: an exhaustive `switch`,
  * so a new name in `DIALECT_NAMES` does not compile until it has both.
  */
-import type { OpenedDatabase, PoolSettings } from '../connection.js';
+import type { OpenedDatabase, PoolSettings } from './opening.js';
 import { openMysql } from './mysql.js';
 import { mysqlTraits } from './mysql-traits.js';
 import { openPostgres } from './postgres.js';
@@ -20,7 +20,7 @@ export interface Dialect {
    *
    * @throws DatabaseOpenError (SQLite) naming a file that cannot be opened or is damaged.
    */
-  open(location: string, settings: PoolSettings): OpenedDatabase;
+  open: (location: string, settings: PoolSettings) => OpenedDatabase;
 }
 
 /** Reached only with a name outside {@link DialectName}, which the compiler rules out. */

@@ -4,7 +4,7 @@
  */
 import { Kysely, MysqlDialect } from 'kysely';
 import { createPool } from 'mysql2';
-import { redactUrl, type OpenedDatabase, type PoolSettings } from '../connection.js';
+import { redactUrl, type OpenedDatabase, type PoolSettings } from './opening.js';
 import type { TariffTables } from '../tables.js';
 
 /** Opens a connection pool to the MySQL or MariaDB database at `url` (`mysql://` or `mariadb://`). */

@@ -5,13 +5,13 @@
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { redactUrl, type OpenedDatabase, type PoolSettings } from '../connection.js';
+import { redactUrl, type OpenedDatabase, type PoolSettings } from './opening.js';
 import type { TariffTables } from '../tables.js';
 
 const types = {
   // timestamp (1114) and date (1082) stay text: naive UTC, as stored.
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 1114 || oid === 1082 ? (text: string) => text : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === 1114 || oid === 1082 ? (text: string) => text : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 /** Statement names by SQL text; beyond this many texts, new ones run unprepared. */

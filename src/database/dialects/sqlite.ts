@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
-import { DatabaseOpenError, type OpenedDatabase } from '../connection.js';
+import { DatabaseOpenError, type OpenedDatabase } from './opening.js';
 import type { TariffTables } from '../tables.js';
 
 /** Distinct SQL texts whose prepared statements are kept; past it the cache starts over. */

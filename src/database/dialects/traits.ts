@@ -66,10 +66,12 @@ export interface ExactTextCollation {
    *
    * @throws Error when the server offers none (the message names what Tariff needs).
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations and adoption work on tables not typed here
   choose(db: Kysely<any>): Promise<string>;
   /** The `ALTER TABLE` clause converting a table's text columns and its default to `collation`. */
   convertTable(collation: string): string;
   /** Those of `tables` with a text column, or a table default, in another collation than `collation`, in the order given. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations and adoption work on tables not typed here
   tablesNotIn(db: Kysely<any>, tables: readonly string[], collation: string): Promise<string[]>;
 }
 
@@ -85,6 +87,7 @@ export interface CloudKittyUpgradeSql {
   /** The `ALTER TABLE` clause dropping the unique constraint (MySQL: unique index) `name`. */
   dropUniqueConstraint(name: string): string;
   /** Names of the unique constraints (MySQL: unique indexes) of `table` on exactly `columns`, in that order. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations and adoption work on tables not typed here
   uniqueConstraintsOn(db: Kysely<any>, table: string, columns: readonly string[]): Promise<string[]>;
   /**
    * The `ALTER TABLE` clause giving CloudKitty's `pyscripts_scripts.data` Tariff's size, or
@@ -110,13 +113,14 @@ export interface DialectTraits {
   /** Whether a foreign key gets an index by itself (InnoDB); elsewhere the migrations create one. */
   readonly indexesForeignKeys: boolean;
   /** `name` as a quoted identifier for hand-written SQL. */
-  quoteIdentifier(name: string): string;
+  quoteIdentifier: (name: string) => string;
   /** The SQL expression for the current time, naive UTC, for a {@link ColumnTypes.dateTime} column. */
   readonly nowUtc: string;
   /**
    * The schema whose tables introspection must keep (PostgreSQL lists every schema the user can
    * see); `undefined` where introspection lists the connection's own database only.
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations and adoption work on tables not typed here
   currentSchema(db: Kysely<any>): Promise<string | undefined>;
 
   /** How a configuration write transaction begins. */
@@ -166,6 +170,7 @@ export interface ExactTextConversion {
  * @returns `undefined` where the database compares text exactly already.
  * @throws Error when the server offers no such collation.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations and adoption work on tables not typed here
 export async function exactTextConversion(traits: DialectTraits, db: Kysely<any>): Promise<ExactTextConversion | undefined> {
   const exact = traits.exactTextCollation;
   if (exact === undefined) return undefined;

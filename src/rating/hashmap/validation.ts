@@ -154,14 +154,14 @@ export interface MappingUpdatePlan {
  */
 export function planMappingUpdate(stored: Mapping, body: MappingUpdateBody, now: Date): MappingUpdatePlan {
   const { changes, changed } = diffUpdate(stored, body, MAPPING_ATTRIBUTES);
-  const result = { ...stored, ...changes } as Mapping;
+  const result = { ...stored, ...changes };
   checkValidityUpdate(validityOf(stored), validityOf(result), changed, now);
   if ('value' in changes) {
     checkMappingValue(stored.service_id !== null ? { kind: 'service', id: stored.service_id } : { kind: 'field', id: stored.field_id ?? '' }, result.value);
   }
   const keyOrInterval = ['value', 'group_id', 'tenant_id', 'start', 'end'];
   return {
-    changes: changes as MappingUpdatePlan['changes'],
+    changes: changes,
     result,
     needsConflictCheck: changed.some((attribute) => keyOrInterval.includes(attribute)),
   };
@@ -220,7 +220,7 @@ export function planThresholdUpdate(stored: Threshold, body: ThresholdUpdateBody
     const attribute = ['level', 'cost', 'type'].find((name) => changes[name] === null) ?? 'level';
     throw new BadRequestError(`Invalid input for field/attribute ${attribute}. Value: 'None'. Mandatory field missing.`);
   }
-  return { changes: changes as Partial<Threshold>, result: { ...stored, ...changes } as Threshold };
+  return { changes: changes, result: { ...stored, ...changes } };
 }
 
 /** A threshold that may clash: same parent, level, tenant and group (null equals null). */

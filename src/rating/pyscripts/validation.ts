@@ -50,5 +50,5 @@ export function planScriptUpdate(stored: Required<Script>, body: ScriptUpdateBod
   const result = { ...stored, ...changes } as Required<Script>;
   checkValidityUpdate(validityOf(stored), validityOf(result), changed, now);
   if ('data' in changes) result.checksum = newChecksum;
-  return { changes: changes as Partial<Script>, result };
+  return { changes: changes, result };
 }

@@ -5,7 +5,7 @@
  */
 import { Exact } from '../common/exact.js';
 import { inputDecimal } from '../common/quote-decimal.js';
-import { dataframeToJson, type JsonDataframe, type PricedPoint, type RatingDataframe, type UsagePoint } from '../contract/dataframe.js';
+import { dataframeToJson, type JsonDataframe, type PricedPoint, type RatingDataframe } from '../contract/dataframe.js';
 import type { PricingContext } from '../contract/rating-module.js';
 import type { RatingSnapshot } from './snapshot.js';
 import type { Usage } from './schemas.js';
@@ -36,7 +36,7 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
     services.set(
       service,
       points.map((point, index) => ({
-        point: point as UsagePoint,
+        point: point,
         quantity: inputDecimal(point.vol.qty, `usage.${service}[${index}].vol.qty`, options.maxDecimalExponent),
         price: Exact.ZERO,
         explain: options.explain ? [] : undefined,

@@ -107,6 +107,8 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
   let capInstalled = false;
   const originalInstantiate = WebAssembly.instantiate;
   const capMemory = (memory: WebAssembly.Memory): void => {
+    // The original, called with the memory as `this` below.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     const grow = memory.grow;
     Object.defineProperty(memory, 'grow', {
       value: function cappedGrow(this: WebAssembly.Memory, pages: number): number {
@@ -163,7 +165,7 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
     const quiet = () => {};
     py = await loadPyodide({
       indexURL: `${config.pyodideDir}/`,
-      jsglobals: Object.create(null),
+      jsglobals: Object.create(null) as object,
       env: { HOME: '/home/pyodide' },
       stdin: () => null,
       stdout: quiet,

@@ -5,11 +5,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import type { KeystoneSettings } from '../config.js';
-import { sendFault } from '../http/faults.js';
-import { KeystoneClient, type KeystoneIdentity } from './keystone.js';
-import type { PolicyCredentials, PolicyEnforcer } from './policy/enforcer.js';
-import { PUBLIC_ROUTES, policyRuleFor } from './route-policy.js';
-import { TokenCache } from './token-cache.js';
+import { sendFault } from './faults.js';
+import { KeystoneClient, type KeystoneIdentity } from '../auth/keystone.js';
+import type { PolicyCredentials, PolicyEnforcer } from '../auth/policy/enforcer.js';
+import { PUBLIC_ROUTES, policyRuleFor } from '../auth/route-policy.js';
+import { TokenCache } from '../auth/token-cache.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -76,7 +76,7 @@ export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, 
   const decisions = new WeakMap<KeystoneIdentity, Map<string, boolean>>();
   function allowed(identity: KeystoneIdentity, rule: string): boolean {
     let known = decisions.get(identity);
-    if (!known) decisions.set(identity, (known = new Map()));
+    if (!known) decisions.set(identity, (known = new Map<string, boolean>()));
     let decision = known.get(rule);
     if (decision === undefined) known.set(rule, (decision = enforcer.enforce(rule, {}, credentialsOf(identity))));
     return decision;
@@ -115,5 +115,5 @@ export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, 
   });
   // Unknown routes: a caller without a valid token learns nothing, not even that the route is
   // unknown; the not-found handler runs this guard first.
-  return guard(null) as unknown as preHandlerHookHandler;
+  return guard(null);
 }
