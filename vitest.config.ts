@@ -20,7 +20,10 @@ export default defineConfig({
       test: {
         name: database,
         env: { TARIFF_TEST_DATABASE: database },
-        include: database === 'sqlite' ? ['test/**/*.test.ts'] : ['test/http/**/*.test.ts', 'test/databases/**/*.test.ts', 'test/adoption/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
+        include:
+          database === 'sqlite'
+            ? ['test/**/*.test.ts']
+            : ['test/http/**/*.test.ts', 'test/databases/**/*.test.ts', 'test/adoption/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
         // SQLite has no server to lose; the other databases have no file to kill a writer over.
         // Adopting CloudKitty databases is for its production databases only.
         exclude: database === 'sqlite' ? ['test/databases/faults.test.ts', 'test/adoption/**'] : ['test/http/persistence.test.ts'],

@@ -146,7 +146,10 @@ function catalogue(r) {
         memory: { values: intText([256, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536]), numeric: true },
         az: { values: range(8, (i) => `az-${i + 1}`), miss: () => `az-${r.int(9, 20)}` },
         gpu: { values: ['True', 'False', 'None'], special: 'bool' },
-        os_distro: { values: ['ubuntu', 'debian', 'centos', 'rhel', 'windows', 'fedora', 'rocky', 'alma', 'suse', 'arch', ...range(10, (i) => `os-${i}`)], miss: () => `os-${r.int(10, 99)}` },
+        os_distro: {
+          values: ['ubuntu', 'debian', 'centos', 'rhel', 'windows', 'fedora', 'rocky', 'alma', 'suse', 'arch', ...range(10, (i) => `os-${i}`)],
+          miss: () => `os-${r.int(10, 99)}`,
+        },
         project_tag: { values: range(30, (i) => `team-${i}`), miss: () => `team-${r.int(30, 99)}` },
       },
     },
@@ -184,7 +187,13 @@ function catalogue(r) {
 const GROUPS = ['instance', 'license', 'storage', 'network', 'discount', 'premium'];
 
 function flatCost(r) {
-  const kind = r.weighted([['cents', 40], ['short', 30], ['int', 15], ['long', 10], ['negative', 5]]);
+  const kind = r.weighted([
+    ['cents', 40],
+    ['short', 30],
+    ['int', 15],
+    ['long', 10],
+    ['negative', 5],
+  ]);
   if (kind === 'cents') return `${r.int(0, 49)}.${r.digits(2)}`;
   if (kind === 'short') return `${r.int(0, 9)}.${r.digits(r.int(3, 6))}`;
   if (kind === 'int') return String(r.int(1, 100));
@@ -193,7 +202,13 @@ function flatCost(r) {
 }
 
 function rateCost(r) {
-  const kind = r.weighted([['short', 70], ['long', 20], ['zero', 3], ['negative', 2], ['big', 5]]);
+  const kind = r.weighted([
+    ['short', 70],
+    ['long', 20],
+    ['zero', 3],
+    ['negative', 2],
+    ['big', 5],
+  ]);
   if (kind === 'short') return `${r.int(0, 1)}.${r.digits(r.int(1, 4))}`;
   if (kind === 'long') return `1.${r.digits(r.int(8, 14))}`;
   if (kind === 'zero') return '0';
@@ -244,11 +259,24 @@ function generateRules(r, services, mappingCount, thresholdCount) {
     const base = serviceGlobals[r.int(0, serviceGlobals.length - 1)];
     addMapping({ service: base.service, field: null, value: null, group: base.group, tenant: TENANT, ...typeAndCost(0.25) }); // override
   }
-  addMapping({ service: 'compute', field: null, value: null, group: GROUPS.find((g) => !serviceGlobals.some((m) => m.service === 'compute' && m.group === g)) ?? 'license', tenant: TENANT, type: 'flat', cost: '0.75' });
-  for (let n = 0; n < 2; n++) addMapping({ service: r.pick(ruled).name, field: null, value: null, group: r.pick(GROUPS), tenant: 'tenant-b', ...typeAndCost(0.25) });
+  addMapping({
+    service: 'compute',
+    field: null,
+    value: null,
+    group: GROUPS.find((g) => !serviceGlobals.some((m) => m.service === 'compute' && m.group === g)) ?? 'license',
+    tenant: TENANT,
+    type: 'flat',
+    cost: '0.75',
+  });
+  for (let n = 0; n < 2; n++)
+    addMapping({ service: r.pick(ruled).name, field: null, value: null, group: r.pick(GROUPS), tenant: 'tenant-b', ...typeAndCost(0.25) });
 
   // Field mappings, weighted by the size of each field's value pool.
-  const fieldChoices = ruled.flatMap((s) => Object.entries(s.fields).filter(([, f]) => f.values.length > 0).map(([name, f]) => [{ service: s.name, name, f }, Math.max(4, f.values.length)]));
+  const fieldChoices = ruled.flatMap((s) =>
+    Object.entries(s.fields)
+      .filter(([, f]) => f.values.length > 0)
+      .map(([name, f]) => [{ service: s.name, name, f }, Math.max(4, f.values.length)]),
+  );
   const tenantA = Math.round(mappingCount * 0.03);
   const tenantB = Math.round(mappingCount * 0.015);
   const globalTarget = mappingCount - mappings.length - tenantA - tenantB;
@@ -285,7 +313,11 @@ function generateRules(r, services, mappingCount, thresholdCount) {
     'image.size': ['0', '1', '5', '25', '125', '0.25'],
     'network.traffic.out': ['0', '100', '1000', '10000', '0.001'],
   };
-  const numericFields = ruled.flatMap((s) => Object.entries(s.fields).filter(([, f]) => f.numeric).map(([name]) => ({ service: s.name, name })));
+  const numericFields = ruled.flatMap((s) =>
+    Object.entries(s.fields)
+      .filter(([, f]) => f.numeric)
+      .map(([name]) => ({ service: s.name, name })),
+  );
   const fieldLevels = {
     vcpus: ['1', '2', '4', '8', '16', '24', '32', '48', '2.5'],
     memory: ['256', '512', '1024', '2048', '2048.5', '4096', '8192', '16384', '32768'],
@@ -294,7 +326,9 @@ function generateRules(r, services, mappingCount, thresholdCount) {
   };
   const thresholdGroup = () => (r.chance(0.4) ? null : r.pick(['instance', 'license', 'storage', 'discount']));
   const thresholdCost = () =>
-    r.chance(0.5) ? { type: 'flat', cost: `${r.int(0, 3)}.${r.digits(r.int(1, 4))}` } : { type: 'rate', cost: r.chance(0.8) ? `0.${r.int(50, 99)}` : `1.${r.digits(r.int(1, 12))}` };
+    r.chance(0.5)
+      ? { type: 'flat', cost: `${r.int(0, 3)}.${r.digits(r.int(1, 4))}` }
+      : { type: 'rate', cost: r.chance(0.8) ? `0.${r.int(50, 99)}` : `1.${r.digits(r.int(1, 12))}` };
   const serviceTarget = Math.round(thresholdCount * 0.4);
   const tenantThresholds = Math.max(2, Math.round(thresholdCount * 0.06));
   const tenantBThresholds = Math.max(1, Math.round(thresholdCount * 0.03));
@@ -314,10 +348,12 @@ function generateRules(r, services, mappingCount, thresholdCount) {
   while (thresholds.length < globalTarget2 + tenantThresholds) {
     guard();
     const base = r.chance(0.6) ? r.pick(thresholdGlobals) : null;
-    const t = base ?? (() => {
-      const { service, name } = r.pick(numericFields);
-      return { service, field: name, level: r.pick(fieldLevels[name]), group: thresholdGroup() };
-    })();
+    const t =
+      base ??
+      (() => {
+        const { service, name } = r.pick(numericFields);
+        return { service, field: name, level: r.pick(fieldLevels[name]), group: thresholdGroup() };
+      })();
     addThreshold({ service: t.service, field: t.field, level: t.level, group: t.group, tenant: TENANT, ...thresholdCost() });
   }
   while (thresholds.length < thresholdCount) {
@@ -335,7 +371,13 @@ function fieldValue(r, field, mappedValues) {
   if (field.special === 'bool') return r.pick([true, false, null, 'True', 'true', 'False', 'None', 'yes']);
   if (field.numeric) {
     const pool = field.values;
-    const kind = r.weighted([['int', 35], ['text', 35], ['textFraction', 8], ['half', 7], ['other', 15]]);
+    const kind = r.weighted([
+      ['int', 35],
+      ['text', 35],
+      ['textFraction', 8],
+      ['half', 7],
+      ['other', 15],
+    ]);
     const base = Number(r.pick(pool));
     if (kind === 'int') return base; // JSON number: str() gives the mapping's text
     if (kind === 'text') return String(base);
@@ -356,17 +398,34 @@ function generatePoints(r, services, mappings, count) {
     mapped.get(key).add(m.value);
   }
   const byName = new Map(services.map((s) => [s.name, s]));
-  const serviceWeights = [['compute', 45], ['volume.size', 20], ['image.size', 10], ['network.traffic.out', 15], ['ip.floating', 5], ['storage.objects', 5]];
+  const serviceWeights = [
+    ['compute', 45],
+    ['volume.size', 20],
+    ['image.size', 10],
+    ['network.traffic.out', 15],
+    ['ip.floating', 5],
+    ['storage.objects', 5],
+  ];
   const points = [];
   for (let i = 0; i < count; i++) {
     const service = r.weighted(serviceWeights);
-    const kind = r.weighted([['int', 40], ['dec', 35], ['tiny', 10], ['big', 10], ['zero', 5]]);
+    const kind = r.weighted([
+      ['int', 40],
+      ['dec', 35],
+      ['tiny', 10],
+      ['big', 10],
+      ['zero', 5],
+    ]);
     const qty =
-      kind === 'int' ? String(r.int(1, 200))
-      : kind === 'dec' ? `${r.int(0, 99)}.${r.digits(r.int(1, 4))}`
-      : kind === 'tiny' ? `0.${'0'.repeat(r.int(0, 5))}${r.digits(r.int(3, 12))}`
-      : kind === 'big' ? `${r.int(1000, 9999999)}.${r.digits(3)}`
-      : '0';
+      kind === 'int'
+        ? String(r.int(1, 200))
+        : kind === 'dec'
+          ? `${r.int(0, 99)}.${r.digits(r.int(1, 4))}`
+          : kind === 'tiny'
+            ? `0.${'0'.repeat(r.int(0, 5))}${r.digits(r.int(3, 12))}`
+            : kind === 'big'
+              ? `${r.int(1000, 9999999)}.${r.digits(3)}`
+              : '0';
     const metadata = { project_id: hex(r, 32), user_id: hex(r, 8) };
     const groupby = { id: `res-${i}` };
     const spec = byName.get(service);
@@ -396,7 +455,12 @@ function generatePoints(r, services, mappings, count) {
 async function loadTariff() {
   if (!existsSync(join(ENGINE_DIR, 'engine.js'))) throw new Error(`${ENGINE_DIR}/engine.js not found: run "npm run build" first`);
   const imp = (name) => import(pathToFileURL(join(ENGINE_DIR, name)).href);
-  const [rules, select, engine, exact] = await Promise.all([imp('rule-index.js'), imp('select.js'), imp('engine.js'), import(pathToFileURL(join(ROOT, 'dist', 'rating', 'common', 'exact.js')).href)]);
+  const [rules, select, engine, exact] = await Promise.all([
+    imp('rule-index.js'),
+    imp('select.js'),
+    imp('engine.js'),
+    import(pathToFileURL(join(ROOT, 'dist', 'rating', 'common', 'exact.js')).href),
+  ]);
   // The engine's decimals are `Exact`; `new T.RatingDecimal(x)` and `T.priceText(x)` read as before.
   const RatingDecimal = function RatingDecimal(value) {
     return exact.Exact.from(typeof value === 'number' ? value : String(value));
@@ -407,10 +471,26 @@ async function loadTariff() {
 function tariffIndex(T, services, rules) {
   const fields = services.flatMap((s) => Object.keys(s.fields).map((fieldName) => ({ serviceName: s.name, fieldName })));
   const mappings = rules.mappings.map((m) => ({
-    mappingId: m.id, type: m.type, cost: m.cost, group: m.group, tenantId: m.tenant, value: m.value, start: 0, end: null, serviceName: m.service, fieldName: m.field,
+    mappingId: m.id,
+    type: m.type,
+    cost: m.cost,
+    group: m.group,
+    tenantId: m.tenant,
+    value: m.value,
+    start: 0,
+    end: null,
+    serviceName: m.service,
+    fieldName: m.field,
   }));
   const thresholds = rules.thresholds.map((t) => ({
-    thresholdId: t.id, type: t.type, cost: t.cost, level: t.level, group: t.group, tenantId: t.tenant, serviceName: t.service, fieldName: t.field,
+    thresholdId: t.id,
+    type: t.type,
+    cost: t.cost,
+    level: t.level,
+    group: t.group,
+    tenantId: t.tenant,
+    serviceName: t.service,
+    fieldName: t.field,
   }));
   return T.buildRuleIndex(mappings, thresholds, fields);
 }
@@ -442,7 +522,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 function runHarness(python, inputFile, timeoutS) {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [join(BENCH_DIR, 'cloudkitty_engine.py'), inputFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONHASHSEED: '0' } });
+    const child = spawn(python, [join(BENCH_DIR, 'cloudkitty_engine.py'), inputFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PYTHONHASHSEED: '0' },
+    });
     pythonChild = child;
     const out = [];
     const err = [];
@@ -490,7 +573,12 @@ function probeCases() {
     {
       name: 'float text form: exponents (Python switches at 1e16 and below 1e-4, JS at 1e21 and 1e-7)',
       services: svc(['n']),
-      mappings: [m('a', 'n', '1e+16', '1'), m('b', 'n', '10000000000000000', '10', { group: 'g' }), m('c', 'n', '1e-05', '100', { group: 'h' }), m('d', 'n', '0.00001', '1000', { group: 'i' })],
+      mappings: [
+        m('a', 'n', '1e+16', '1'),
+        m('b', 'n', '10000000000000000', '10', { group: 'g' }),
+        m('c', 'n', '1e-05', '100', { group: 'h' }),
+        m('d', 'n', '0.00001', '1000', { group: 'i' }),
+      ],
       thresholds: [],
       points: [p('{"groupby": {"n": 1e16}}'), p('{"groupby": {"n": 10000000000000000}}'), p('{"groupby": {"n": 0.00001}}')],
     },
@@ -532,10 +620,17 @@ function probeCases() {
       services: svc(['x']),
       mappings: [],
       thresholds: [t('a', 'x', '500', '1')],
-      points: [p('{"groupby": {"x": "1_000"}}'), p('{"groupby": {"x": "Infinity"}}'), p('{"groupby": {"x": "inf"}}'), p('{"groupby": {"x": "\\u0661\\u0660\\u0660\\u0660"}}'), p('{"groupby": {"x": " 1000 "}}'), p('{"groupby": {"x": "1e3"}}')],
+      points: [
+        p('{"groupby": {"x": "1_000"}}'),
+        p('{"groupby": {"x": "Infinity"}}'),
+        p('{"groupby": {"x": "inf"}}'),
+        p('{"groupby": {"x": "\\u0661\\u0660\\u0660\\u0660"}}'),
+        p('{"groupby": {"x": " 1000 "}}'),
+        p('{"groupby": {"x": "1e3"}}'),
+      ],
     },
     {
-      name: 'two global service mappings in one group (CloudKitty\'s API accepts them; Tariff\'s answers 409)',
+      name: "two global service mappings in one group (CloudKitty's API accepts them; Tariff's answers 409)",
       note: 'CloudKitty keeps only the last one loaded per group; Tariff applies both (max of flats)',
       services: svc([]),
       mappings: [m('a', null, null, '5'), m('b', null, null, '3')],
@@ -551,7 +646,7 @@ function probeCases() {
       points: [p('{"groupby": {"f": "v"}}')],
     },
     {
-      name: 'negative threshold levels (Tariff\'s API refuses them)',
+      name: "negative threshold levels (Tariff's API refuses them)",
       note: 'CloudKitty starts the best level at -1, so a level ≤ -1 never wins',
       services: svc(['x']),
       mappings: [],
@@ -570,7 +665,10 @@ function probeCases() {
       name: 'a field named like an Object.prototype member, absent from desc',
       note: 'Tariff tests `name in desc`, which also sees inherited members',
       services: svc(['constructor', 'toString']),
-      mappings: [m('a', 'constructor', 'function Object() { [native code] }', '7'), m('b', 'toString', 'function toString() { [native code] }', '9', { group: 'g' })],
+      mappings: [
+        m('a', 'constructor', 'function Object() { [native code] }', '7'),
+        m('b', 'toString', 'function toString() { [native code] }', '9', { group: 'g' }),
+      ],
       thresholds: [],
       points: [p('{}')],
     },
@@ -599,7 +697,7 @@ function probeCases() {
     },
     {
       name: 'group order after a tenant override of a service mapping (rated for tenant X)',
-      note: 'CloudKitty keeps the overridden group at the global rule\'s place (g1, g2, g3); Tariff moves it to the tenant rule\'s place (g2, g3, g1); seen in the bench with --mappings 3000',
+      note: "CloudKitty keeps the overridden group at the global rule's place (g1, g2, g3); Tariff moves it to the tenant rule's place (g2, g3, g1); seen in the bench with --mappings 3000",
       tenant: 'X',
       services: svc(['f']),
       mappings: [
@@ -622,7 +720,15 @@ async function runProbes(T, python, dir, timeoutS) {
   const ck = await runHarness(python, input, timeoutS);
   const results = [];
   cases.forEach((c, ci) => {
-    const selected = T.selectRules(tariffIndex(T, c.services.map((s) => ({ name: s.name, fields: Object.fromEntries(s.fields.map((f) => [f, {}])) })), c), AT, c.tenant ?? null);
+    const selected = T.selectRules(
+      tariffIndex(
+        T,
+        c.services.map((s) => ({ name: s.name, fields: Object.fromEntries(s.fields.map((f) => [f, {}])) })),
+        c,
+      ),
+      AT,
+      c.tenant ?? null,
+    );
     c.points.forEach((point, pi) => {
       let tariff;
       try {
@@ -655,13 +761,18 @@ async function main() {
   // Both engines get the same JSON text: Tariff parses it as its quote endpoint would.
   const pointsJson = JSON.stringify(generated);
   const points = JSON.parse(pointsJson);
-  log(`rules: ${rules.mappings.length} mappings (${rules.mappings.filter((m) => m.field === null).length} service, ${rules.mappings.filter((m) => m.field !== null).length} field), ${rules.thresholds.length} thresholds (${rules.thresholds.filter((t) => t.field === null).length} service, ${rules.thresholds.filter((t) => t.field !== null).length} field); ${points.length} points; tenant ${TENANT}`);
+  log(
+    `rules: ${rules.mappings.length} mappings (${rules.mappings.filter((m) => m.field === null).length} service, ${rules.mappings.filter((m) => m.field !== null).length} field), ${rules.thresholds.length} thresholds (${rules.thresholds.filter((t) => t.field === null).length} service, ${rules.thresholds.filter((t) => t.field !== null).length} field); ${points.length} points; tenant ${TENANT}`,
+  );
 
   const dir = mkdtempSync(join(tmpdir(), 'tariff-engine-bench-'));
   try {
     const servicesForCk = services.map((s) => ({ name: s.name, fields: Object.keys(s.fields) }));
     const input = join(dir, 'bench.json');
-    writeFileSync(input, `{"mode":"bench","runs":${opts.runs},"cases":[{"tenant":${JSON.stringify(TENANT)},"services":${JSON.stringify(servicesForCk)},"mappings":${JSON.stringify(rules.mappings)},"thresholds":${JSON.stringify(rules.thresholds)},"points":${pointsJson}}]}`);
+    writeFileSync(
+      input,
+      `{"mode":"bench","runs":${opts.runs},"cases":[{"tenant":${JSON.stringify(TENANT)},"services":${JSON.stringify(servicesForCk)},"mappings":${JSON.stringify(rules.mappings)},"thresholds":${JSON.stringify(rules.thresholds)},"points":${pointsJson}}]}`,
+    );
 
     // Tariff: rules loaded and selected (untimed), then the loop. Each run loads and selects
     // afresh: the engine keeps what it learns (its plan of the rules, desc values already seen)
@@ -690,13 +801,22 @@ async function main() {
     }
 
     // Coverage (untimed): what contributed, from the engine's explain.
-    const coverage = { priced_nonzero: 0, negative: 0, price_28_digits: 0, 'service mapping': 0, 'field mapping': 0, 'service threshold': 0, 'field threshold': 0, groups_per_point_max: 0 };
+    const coverage = {
+      priced_nonzero: 0,
+      negative: 0,
+      price_28_digits: 0,
+      'service mapping': 0,
+      'field mapping': 0,
+      'service threshold': 0,
+      'field threshold': 0,
+      groups_per_point_max: 0,
+    };
     for (let i = 0; i < points.length; i++) {
       const explain = [];
       const price = T.rateHashmapPoint(selected.get(points[i].service), quantities[i], points[i].groupby, points[i].metadata, explain);
       if (!price.isZero()) coverage.priced_nonzero++;
       if (price.isNegative() && !price.isZero()) coverage.negative++;
-      if (price.toString().replace(/[-.]/g, "").replace(/^0+/, "").length >= 28) coverage.price_28_digits++; // the 28-digit context rounded somewhere
+      if (price.toString().replace(/[-.]/g, '').replace(/^0+/, '').length >= 28) coverage.price_28_digits++; // the 28-digit context rounded somewhere
       const kinds = new Set(explain.map((e) => e.kind));
       for (const kind of kinds) coverage[kind]++;
       coverage.groups_per_point_max = Math.max(coverage.groups_per_point_max, new Set(explain.map((e) => e.group)).size);
@@ -726,16 +846,26 @@ async function main() {
     const lines = [];
     lines.push('## Hashmap engine: Tariff vs CloudKitty');
     lines.push('');
-    lines.push(`${rules.mappings.length} mappings, ${rules.thresholds.length} thresholds, ${points.length} points (seed ${opts.seed}, tenant ${TENANT}); best of ${opts.runs} runs each (Tariff after ${opts.warmup} untimed warm-up runs).`);
+    lines.push(
+      `${rules.mappings.length} mappings, ${rules.thresholds.length} thresholds, ${points.length} points (seed ${opts.seed}, tenant ${TENANT}); best of ${opts.runs} runs each (Tariff after ${opts.warmup} untimed warm-up runs).`,
+    );
     lines.push('');
     lines.push('| engine | best (s) | points/s | runs (s) |');
     lines.push('|---|---:|---:|---|');
-    lines.push(`| Tariff (node ${process.versions.node}) | ${tariffBest.toFixed(3)} | ${fmt(tariffRate)} | ${tariffTimings.map((s) => s.toFixed(3)).join(', ')} |`);
-    lines.push(`| CloudKitty ${ck.cloudkitty} (Python ${ck.python}) | ${ck.best_s.toFixed(3)} | ${fmt(ckRate)} | ${ck.timings_s.map((s) => s.toFixed(3)).join(', ')} |`);
+    lines.push(
+      `| Tariff (node ${process.versions.node}) | ${tariffBest.toFixed(3)} | ${fmt(tariffRate)} | ${tariffTimings.map((s) => s.toFixed(3)).join(', ')} |`,
+    );
+    lines.push(
+      `| CloudKitty ${ck.cloudkitty} (Python ${ck.python}) | ${ck.best_s.toFixed(3)} | ${fmt(ckRate)} | ${ck.timings_s.map((s) => s.toFixed(3)).join(', ')} |`,
+    );
     lines.push('');
     lines.push(`Tariff / CloudKitty: **${ratio.toFixed(1)}×** (target ≥ ${TARGET_RATIO}×: ${ratio >= TARGET_RATIO ? 'pass' : 'FAIL'})`);
-    lines.push(`Rule loading (not timed above): Tariff buildRuleIndex+selectRules ${(tariffLoadS * 1000).toFixed(1)} ms, CloudKitty _load_rates ${(ck.load_s * 1000).toFixed(1)} ms (in-memory DB stand-in).`);
-    lines.push(`Prices: ${points.length - mismatches.length}/${points.length} identical as exact decimals${mismatches.length ? ` — **${mismatches.length} MISMATCHES**` : ''}; ${coverage.priced_nonzero} points non-zero.`);
+    lines.push(
+      `Rule loading (not timed above): Tariff buildRuleIndex+selectRules ${(tariffLoadS * 1000).toFixed(1)} ms, CloudKitty _load_rates ${(ck.load_s * 1000).toFixed(1)} ms (in-memory DB stand-in).`,
+    );
+    lines.push(
+      `Prices: ${points.length - mismatches.length}/${points.length} identical as exact decimals${mismatches.length ? ` — **${mismatches.length} MISMATCHES**` : ''}; ${coverage.priced_nonzero} points non-zero.`,
+    );
     console.log(lines.join('\n'));
 
     if (mismatches.length > 0) {
@@ -750,7 +880,9 @@ async function main() {
       console.log('| case | point | qty | Tariff | CloudKitty | |');
       console.log('|---|---|---:|---|---|---|');
       for (const probe of probes) {
-        console.log(`| ${probe.case} | \`${probe.point}\` | ${probe.qty} | ${probe.tariff} | ${probe.cloudkitty.replace(/\|/g, '\\|')} | ${probe.same ? 'same' : '**differs**'} |`);
+        console.log(
+          `| ${probe.case} | \`${probe.point}\` | ${probe.qty} | ${probe.tariff} | ${probe.cloudkitty.replace(/\|/g, '\\|')} | ${probe.same ? 'same' : '**differs**'} |`,
+        );
       }
     }
 
@@ -764,7 +896,14 @@ async function main() {
           {
             kind: 'hashmap-engine',
             at: new Date().toISOString(),
-            machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg(), node: process.versions.node, python: ck.python, cloudkitty: ck.cloudkitty },
+            machine: {
+              cpus: cpus().length,
+              model: cpus()[0]?.model,
+              loadavg: loadavg(),
+              node: process.versions.node,
+              python: ck.python,
+              cloudkitty: ck.cloudkitty,
+            },
             options: opts,
             rules: { mappings: rules.mappings.length, thresholds: rules.thresholds.length },
             points: points.length,

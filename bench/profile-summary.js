@@ -81,18 +81,23 @@ for (let i = 0; i < profile.samples.length; i += 1) {
   }
 }
 
-const idle = (areas.get('(idle)') ?? 0);
+const idle = areas.get('(idle)') ?? 0;
 const busy = total - idle;
 const pct = (us, of) => `${((100 * us) / of).toFixed(1)} %`.padStart(7);
 const ms = (us) => `${(us / 1000).toFixed(0)} ms`.padStart(10);
 const print = (title, map, of, limit, filter) => {
   console.log(`\n## ${title}`);
-  const rows = [...map.entries()].filter(([k]) => !filter || filter(k)).sort((a, b) => b[1] - a[1]).slice(0, limit);
+  const rows = [...map.entries()]
+    .filter(([k]) => !filter || filter(k))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, limit);
   for (const [k, us] of rows) console.log(`${ms(us)} ${pct(us, of)}  ${k}`);
 };
 
 console.log(`profile: ${positionals[0]}`);
-console.log(`window: ${(total / 1e6).toFixed(1)} s sampled, busy (not idle) ${(busy / 1e6).toFixed(1)} s = ${((100 * busy) / total).toFixed(0)} %; percentages below are of busy time`);
+console.log(
+  `window: ${(total / 1e6).toFixed(1)} s sampled, busy (not idle) ${(busy / 1e6).toFixed(1)} s = ${((100 * busy) / total).toFixed(0)} %; percentages below are of busy time`,
+);
 const notIdle = (k) => !k.startsWith('(idle)');
 print('by area (self time)', areas, busy, top, notIdle);
 print('by function, self time', self, busy, top, notIdle);

@@ -42,7 +42,13 @@ async function main() {
   const url = `http://127.0.0.1:${port}`;
   const handle = startProcess(process.execPath, ['--max-semi-space-size=64', path.join(REPO, 'bin', 'tariff.js'), 'serve'], {
     cwd: REPO,
-    env: { ...process.env, TARIFF_PORT: String(port), TARIFF_DATABASE_URL: `sqlite:${path.join(tmp, 'tariff.db')}`, TARIFF_LOG_LEVEL: 'warn', TARIFF_SANDBOX_WORKERS: '2' },
+    env: {
+      ...process.env,
+      TARIFF_PORT: String(port),
+      TARIFF_DATABASE_URL: `sqlite:${path.join(tmp, 'tariff.db')}`,
+      TARIFF_LOG_LEVEL: 'warn',
+      TARIFF_SANDBOX_WORKERS: '2',
+    },
     logFile: path.join(tmp, 'tariff.log'),
   });
   try {
@@ -57,7 +63,12 @@ async function main() {
     }
     const service = (await client.post(`${H}/services`, { name: 'compute' })).body.service_id;
     const field = (await client.post(`${H}/fields`, { service_id: service, name: 'flavor' })).body.field_id;
-    for (const [value, cost] of [['m1.nano', '0.01'], ['m1.tiny', '0.02'], ['m1.small', '0.04'], ['m1.large', '0.08']]) {
+    for (const [value, cost] of [
+      ['m1.nano', '0.01'],
+      ['m1.tiny', '0.02'],
+      ['m1.small', '0.04'],
+      ['m1.large', '0.08'],
+    ]) {
       await client.post(`${H}/mappings`, { field_id: field, value, cost, type: 'flat' });
     }
     await client.call('PUT', '/v2/rating/modules/hashmap', { enabled: true, priority: 2 }, { ok: [204] });
@@ -68,8 +79,21 @@ async function main() {
     for (let attempt = 0; attempt < 4; attempt += 1) await client.call('POST', '/v2/rating/quote', JSON.parse(hundred), { ok: [200] });
 
     const scenarios = [
-      { name: 'v2 quote, 100 points, hashmap + pyscripts (= pyscripts runs/s)', connections: [1, 2], request: { method: 'POST', path: '/v2/rating/quote', headers: { 'content-type': 'application/json' }, body: hundred } },
-      { name: 'v1 quote, one resource, hashmap + pyscripts', connections: [1, 8], request: { method: 'POST', path: '/v1/rating/quote', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resources: [{ service: 'compute', volume: 1, desc: { flavor: 'm1.nano' } }] }) } },
+      {
+        name: 'v2 quote, 100 points, hashmap + pyscripts (= pyscripts runs/s)',
+        connections: [1, 2],
+        request: { method: 'POST', path: '/v2/rating/quote', headers: { 'content-type': 'application/json' }, body: hundred },
+      },
+      {
+        name: 'v1 quote, one resource, hashmap + pyscripts',
+        connections: [1, 8],
+        request: {
+          method: 'POST',
+          path: '/v1/rating/quote',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ resources: [{ service: 'compute', volume: 1, desc: { flavor: 'm1.nano' } }] }),
+        },
+      },
     ];
     const rows = [];
     for (const scenario of scenarios) {
@@ -83,7 +107,9 @@ async function main() {
     await client.call('PUT', '/v2/rating/modules/pyscripts', { enabled: false }, { ok: [204] });
     for (const connections of [1, 8]) {
       const result = await runLoad({ url, connections, duration, timeout: 30, requests: [{ ...scenarios[1].request }] });
-      rows.push(`| v1 quote, one resource, hashmap only | ${connections} | ${result.rps} | ${result.latency_ms.p50} | ${JSON.stringify(result.status_codes)} |`);
+      rows.push(
+        `| v1 quote, one resource, hashmap only | ${connections} | ${result.rps} | ${result.latency_ms.p50} | ${JSON.stringify(result.status_codes)} |`,
+      );
       process.stderr.write(`${rows.at(-1)}\n`);
     }
     console.log(`Rating through HTTP, ${new Date().toISOString()}, runs of ${duration} s, 2 sandbox workers\n`);

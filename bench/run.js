@@ -158,7 +158,8 @@ async function measure(target, { url, client, ids, pid, options, isAlive }) {
       const body = scenario.preflightBody ? scenario.preflightBody(ids, ctx) : undefined;
       const response = await client.call(first.method, first.path, body, { attempts: 1, ok: [200, 201] });
       responseBytes = response.bytes;
-      if (!scenario.check(response.status, response.body, ids)) throw new Error(`unexpected answer ${response.status}: ${JSON.stringify(response.body).slice(0, 200)}`);
+      if (!scenario.check(response.status, response.body, ids))
+        throw new Error(`unexpected answer ${response.status}: ${JSON.stringify(response.body).slice(0, 200)}`);
     } catch (error) {
       errors[scenario.id] = String(error.message ?? error);
       log(`${target} ${scenario.id}: preflight failed, scenario skipped: ${errors[scenario.id]}`);
@@ -345,18 +346,24 @@ async function main() {
     for (const conns of scenario.conns) rows.push({ key: `${scenario.id}@${conns}`, title: scenario.title, conns });
   }
   output.targets = targetVerdicts(output.tariff?.runs);
-  const table = markdownTable({ tariff: output.tariff?.runs ? output.tariff : undefined, cloudkitty: output.cloudkitty?.runs ? output.cloudkitty : undefined }, rows);
+  const table = markdownTable(
+    { tariff: output.tariff?.runs ? output.tariff : undefined, cloudkitty: output.cloudkitty?.runs ? output.cloudkitty : undefined },
+    rows,
+  );
   output.table_markdown = table;
   const file = path.join(resultsDir, `${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
 
   const m = output.machine;
   console.log(`## Tariff benchmark ${m.date}\n`);
-  console.log(`${m.cpus} CPUs (${m.cpu_model}), node ${m.node}, Tariff ${m.tariff_commit ?? '?'}, ` +
-    `runs of ${options.duration} s${output.tariff?.long_duration_s && output.tariff.long_duration_s !== options.duration ? ` (big list ${output.tariff.long_duration_s} s)` : ''}, ` +
-    `loopback, autocannon in the same machine. Baseline: ${BASELINE.server}, PostgreSQL, from ${BASELINE.source}.\n`);
+  console.log(
+    `${m.cpus} CPUs (${m.cpu_model}), node ${m.node}, Tariff ${m.tariff_commit ?? '?'}, ` +
+      `runs of ${options.duration} s${output.tariff?.long_duration_s && output.tariff.long_duration_s !== options.duration ? ` (big list ${output.tariff.long_duration_s} s)` : ''}, ` +
+      `loopback, autocannon in the same machine. Baseline: ${BASELINE.server}, PostgreSQL, from ${BASELINE.source}.\n`,
+  );
   console.log(table);
-  if (output.tariff?.rss_mib_after_runs) console.log(`\nTariff RSS: ${output.tariff.rss_mib_after_seed} MiB after seeding, ${output.tariff.rss_mib_after_runs} MiB after the runs.`);
+  if (output.tariff?.rss_mib_after_runs)
+    console.log(`\nTariff RSS: ${output.tariff.rss_mib_after_seed} MiB after seeding, ${output.tariff.rss_mib_after_runs} MiB after the runs.`);
   for (const [target, part] of Object.entries({ tariff: output.tariff, cloudkitty: output.cloudkitty })) {
     for (const [id, message] of Object.entries(part?.errors ?? {})) console.log(`\n${target} ${id}: SKIPPED: ${message}`);
   }

@@ -80,7 +80,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    console.error(`tariff: ${error instanceof ConfigurationError || error instanceof TariffError || error instanceof MigrationError || error instanceof DatabaseOpenError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(
+      `tariff: ${error instanceof ConfigurationError || error instanceof TariffError || error instanceof MigrationError || error instanceof DatabaseOpenError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     return 1;
   }
 }

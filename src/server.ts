@@ -27,7 +27,9 @@ async function waitForDatabase(database: Database, timeoutMs: number, logger: Lo
       return;
     } catch (error) {
       if (Date.now() >= deadline) {
-        throw new DatabaseUnavailableError(`${database.description} did not answer within ${timeoutMs / 1000} s (${error instanceof Error ? error.message : String(error)})`);
+        throw new DatabaseUnavailableError(
+          `${database.description} did not answer within ${timeoutMs / 1000} s (${error instanceof Error ? error.message : String(error)})`,
+        );
       }
       if (attempt === 1) {
         logger.warn({ database: database.description, err: error, timeout_s: timeoutMs / 1000 }, 'waiting for the database');

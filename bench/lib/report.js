@@ -53,7 +53,14 @@ export function markdownTable(results, rows) {
     if (!t && !l) continue;
     const b = base[key];
     const cells = [title, String(conns)];
-    if (tariff) cells.push(t ? fmtRps(t.rps) : '–', t ? fmtMs(t.latency_ms.p50) : '–', t ? fmtMs(t.latency_ms.p99) : '–', t ? failures(t) : '–', t?.server_cpu_ms_per_req != null ? fmtMs(t.server_cpu_ms_per_req) : '–');
+    if (tariff)
+      cells.push(
+        t ? fmtRps(t.rps) : '–',
+        t ? fmtMs(t.latency_ms.p50) : '–',
+        t ? fmtMs(t.latency_ms.p99) : '–',
+        t ? failures(t) : '–',
+        t?.server_cpu_ms_per_req != null ? fmtMs(t.server_cpu_ms_per_req) : '–',
+      );
     if (live) cells.push(l ? fmtRps(l.rps) : '–', l ? fmtMs(l.latency_ms.p50) : '–', l ? fmtMs(l.latency_ms.p99) : '–', l ? failures(l) : '–');
     cells.push(b ? `${fmtRps(b.rps)} (${fmtMs(b.p50_ms)})` : '–');
     if (tariff) cells.push(t && b ? fmtRatio(t.rps, b.rps) : '–');

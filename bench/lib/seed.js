@@ -66,9 +66,7 @@ export async function ensureDataSet(client, { services = 100, mappings = 10_000,
   const mappingIds = await pmap(
     Array.from({ length: mappings }, (_, i) => i),
     concurrency,
-    async (i) =>
-      (await client.post(`${H}/mappings`, { service_id: bigServiceId, type: 'flat', cost: cost(i), tenant_id: `t-${pad(i, 5)}` }))
-        .body.mapping_id,
+    async (i) => (await client.post(`${H}/mappings`, { service_id: bigServiceId, type: 'flat', cost: cost(i), tenant_id: `t-${pad(i, 5)}` })).body.mapping_id,
     progress(`${bigName} mappings`),
   );
   const mappingSeconds = (performance.now() - t1) / 1000;

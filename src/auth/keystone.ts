@@ -105,7 +105,10 @@ export class KeystoneClient {
   private async askKeystone(token: string, deadline: AbortSignal): Promise<KeystoneIdentity | null> {
     for (let attempt = 1; ; attempt += 1) {
       const service = await this.currentServiceToken(deadline);
-      const response = await fetchOnce(`${this.settings.authUrl}/auth/tokens?nocatalog`, { headers: { 'X-Auth-Token': service.token, 'X-Subject-Token': token }, signal: deadline });
+      const response = await fetchOnce(`${this.settings.authUrl}/auth/tokens?nocatalog`, {
+        headers: { 'X-Auth-Token': service.token, 'X-Subject-Token': token },
+        signal: deadline,
+      });
       if (response.status === 200) return identityFromToken((await response.json()) as TokenBody);
       await response.body?.cancel();
       if (response.status === 404) return null;
@@ -114,7 +117,8 @@ export class KeystoneClient {
         this.serviceToken = undefined;
         continue;
       }
-      if (response.status === 403) throw new IdentityUnavailableError(`Tariff's service user ${this.settings.username} may not validate tokens (it needs the service or admin role)`);
+      if (response.status === 403)
+        throw new IdentityUnavailableError(`Tariff's service user ${this.settings.username} may not validate tokens (it needs the service or admin role)`);
       throw new IdentityUnavailableError(`Keystone answered ${response.status} to a token validation`);
     }
   }

@@ -54,4 +54,3 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   const { db, description } = open(scheme.location(url), settings);
   return { db, traits, description, writes: { count: 0 }, close: () => db.destroy() };
 }
-

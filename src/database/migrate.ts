@@ -114,13 +114,23 @@ export interface UpgradeReport {
  * @throws MigrationError refusing an unrecognised or half-upgraded database (left untouched), or
  *   naming the statement or migration that failed.
  */
-export async function upgradeDatabase(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>, options: { dryRun?: boolean } = {}): Promise<UpgradeReport> {
+export async function upgradeDatabase(
+  database: Database,
+  moduleMigrations: Readonly<Record<string, TariffMigration>>,
+  options: { dryRun?: boolean } = {},
+): Promise<UpgradeReport> {
   const state = await usableState(database, true);
   const adoption = state.kind === 'cloudkitty' ? await planCloudKittyUpgrade(database, state.modules) : [];
   if (options.dryRun) {
     const known = state.kind === 'tariff' ? await migratorFor(database, moduleMigrations).getMigrations() : [];
     const applied = new Set(known.filter((migration) => migration.executedAt).map((migration) => migration.name));
-    return { state, adoption, migrations: Object.keys(allMigrations(moduleMigrations)).sort().filter((name) => !applied.has(name)) };
+    return {
+      state,
+      adoption,
+      migrations: Object.keys(allMigrations(moduleMigrations))
+        .sort()
+        .filter((name) => !applied.has(name)),
+    };
   }
   if (adoption.length > 0) {
     try {

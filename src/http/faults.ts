@@ -72,7 +72,10 @@ export function validationMessage(error: AjvError, context: string, bodyName: st
         : new BadRequestError(`Unknown argument: "${String(error.params.additionalProperty)}"`);
     case 'type': {
       if (!attribute) return new BadRequestError(`Invalid input for argument ${bodyName}: the request body must be a JSON object.`);
-      const expected = String(error.params.type).split(',').map((type) => JSON_TYPE_NAMES[type] ?? type).join(' or ');
+      const expected = String(error.params.type)
+        .split(',')
+        .map((type) => JSON_TYPE_NAMES[type] ?? type)
+        .join(' or ');
       return invalidInput(attribute, data, `Wrong type. Expected '${expected}', got '${jsonTypeName(data)}'`);
     }
     case 'enum':

@@ -5,8 +5,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 function baseUrl(request: FastifyRequest): string {
-  const proto = String(request.headers['x-forwarded-proto'] ?? request.protocol).split(',')[0].trim();
-  const host = String(request.headers['x-forwarded-host'] ?? request.host).split(',')[0].trim();
+  const proto = String(request.headers['x-forwarded-proto'] ?? request.protocol)
+    .split(',')[0]
+    .trim();
+  const host = String(request.headers['x-forwarded-host'] ?? request.host)
+    .split(',')[0]
+    .trim();
   return `${proto}://${host}`;
 }
 

@@ -45,7 +45,8 @@ export function quoteValue(value: unknown): string {
   if (value === undefined || value === null) text = 'None';
   else if (typeof value === 'string') text = value;
   else if (typeof value === 'boolean') text = value ? 'True' : 'False';
-  else if (typeof value === 'number') text = String(value); // JSON.stringify(Infinity) would say 'null'
+  else if (typeof value === 'number')
+    text = String(value); // JSON.stringify(Infinity) would say 'null'
   else text = JSON.stringify(value) ?? String(value);
   return text.length > QUOTED_VALUE_LIMIT ? `${text.slice(0, QUOTED_VALUE_LIMIT)}...` : text;
 }
@@ -55,7 +56,5 @@ export function quoteValue(value: unknown): string {
  * `Invalid input for field/attribute {attribute}. Value: '{value}'. {reason}`.
  */
 export function invalidInput(attribute: string, value: unknown, reason: string): BadRequestError {
-  return new BadRequestError(
-    `Invalid input for field/attribute ${attribute}. Value: '${quoteValue(value)}'. ${reason}`,
-  );
+  return new BadRequestError(`Invalid input for field/attribute ${attribute}. Value: '${quoteValue(value)}'. ${reason}`);
 }

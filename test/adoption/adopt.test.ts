@@ -68,7 +68,10 @@ async function seedThroughCloudKitty(ck: CloudKitty) {
   await ck.call('PUT', '/v1/rating/modules/pyscripts', { module_id: 'pyscripts', enabled: true, priority: 1 });
   return {
     services: (await ck.call('GET', `${H}/services/`)).services,
-    fields: [...(await ck.call('GET', `${H}/fields/?service_id=${compute.service_id}`)).fields, ...(await ck.call('GET', `${H}/fields/?service_id=${volume.service_id}`)).fields],
+    fields: [
+      ...(await ck.call('GET', `${H}/fields/?service_id=${compute.service_id}`)).fields,
+      ...(await ck.call('GET', `${H}/fields/?service_id=${volume.service_id}`)).fields,
+    ],
     groups: (await ck.call('GET', `${H}/groups/`)).groups,
     mappings,
     thresholds,
@@ -179,7 +182,12 @@ describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKi
       sameDecimal(served.level, level);
     }
     for (const script of seeded.scripts) {
-      expect(await get(`${P}/scripts/${script.script_id}`)).toMatchObject({ script_id: script.script_id, name: script.name, data: script.data, checksum: script.checksum });
+      expect(await get(`${P}/scripts/${script.script_id}`)).toMatchObject({
+        script_id: script.script_id,
+        name: script.name,
+        data: script.data,
+        checksum: script.checksum,
+      });
     }
     const modules = (await get('/v1/rating/modules')).modules;
     expect(modules.find((module: any) => module.module_id === 'hashmap')).toMatchObject({ enabled: true, priority: 2 });
@@ -204,7 +212,13 @@ describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKi
     const adopted = seeded.mappings.find((mapping: any) => mapping.value === 'm1.large' && mapping.tenant_id === null);
     const ended = await callServer(server!, 'PUT', `${H}/mappings/${adopted.mapping_id}`, { end: '2099-01-01T00:00:00' });
     expect(ended.status, JSON.stringify(ended.body)).toBe(200);
-    const later = await callServer(server!, 'POST', `${H}/mappings`, { field_id: flavor.field_id, value: 'm1.large', cost: '9', type: 'flat', start: '2099-01-01T00:00:00' });
+    const later = await callServer(server!, 'POST', `${H}/mappings`, {
+      field_id: flavor.field_id,
+      value: 'm1.large',
+      cost: '9',
+      type: 'flat',
+      start: '2099-01-01T00:00:00',
+    });
     expect(later.status, JSON.stringify(later.body)).toBe(201);
     const duplicateScript = await callServer(server!, 'POST', `${P}/scripts`, { name: 'keep-prices', data: 'y = 1\n' });
     expect(duplicateScript.status).toBe(409);

@@ -25,7 +25,10 @@ async function layout(url: string) {
     ...(await selectRows(url, 'select version_num from hashmap_alembic')),
     ...(await selectRows(url, 'select version_num from pyscripts_alembic')),
   ];
-  const tariffTables = await selectRows(url, `select table_name from information_schema.tables where table_name like 'tariff%' and table_schema = ${url.startsWith('postgres') ? 'current_schema()' : 'database()'}`);
+  const tariffTables = await selectRows(
+    url,
+    `select table_name from information_schema.tables where table_name like 'tariff%' and table_schema = ${url.startsWith('postgres') ? 'current_schema()' : 'database()'}`,
+  );
   return { tables, revisions, tariffTables };
 }
 

@@ -139,17 +139,48 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
 
     it('mapping create: service and field mappings, with -g, -p and -t', { timeout: SLOW }, async () => {
       const service = await rows('hashmap', 'mapping', 'create', '-s', serviceId, '1.5');
-      expect(service).toEqual([{
-        'Mapping ID': expect.stringMatching(UUID), Value: null, Cost: cost('1.5000000000000000000000000000'), Type: 'flat',
-        'Field ID': null, 'Service ID': serviceId, 'Group ID': null, 'Project ID': null,
-      }]);
+      expect(service).toEqual([
+        {
+          'Mapping ID': expect.stringMatching(UUID),
+          Value: null,
+          Cost: cost('1.5000000000000000000000000000'),
+          Type: 'flat',
+          'Field ID': null,
+          'Service ID': serviceId,
+          'Group ID': null,
+          'Project ID': null,
+        },
+      ]);
       mappings.service = service[0]['Mapping ID'] as string;
 
-      const small = await rows('hashmap', 'mapping', 'create', '--field-id', fieldId, '--value', 'm1.small', '-g', groupId, '-p', 'proj-a', '-t', 'rate', '0.25');
-      expect(small).toEqual([{
-        'Mapping ID': expect.stringMatching(UUID), Value: 'm1.small', Cost: cost('0.2500000000000000000000000000'), Type: 'rate',
-        'Field ID': fieldId, 'Service ID': null, 'Group ID': groupId, 'Project ID': 'proj-a',
-      }]);
+      const small = await rows(
+        'hashmap',
+        'mapping',
+        'create',
+        '--field-id',
+        fieldId,
+        '--value',
+        'm1.small',
+        '-g',
+        groupId,
+        '-p',
+        'proj-a',
+        '-t',
+        'rate',
+        '0.25',
+      );
+      expect(small).toEqual([
+        {
+          'Mapping ID': expect.stringMatching(UUID),
+          Value: 'm1.small',
+          Cost: cost('0.2500000000000000000000000000'),
+          Type: 'rate',
+          'Field ID': fieldId,
+          'Service ID': null,
+          'Group ID': groupId,
+          'Project ID': 'proj-a',
+        },
+      ]);
       mappings.small = small[0]['Mapping ID'] as string;
 
       const large = await rows('hashmap', 'mapping', 'create', '--field-id', fieldId, '--value', 'm1.large', '2');
@@ -157,7 +188,13 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
       mappings.large = large[0]['Mapping ID'] as string;
 
       const tenant = await rows('hashmap', 'mapping', 'create', '-s', serviceId, '-p', 'proj-b', '-g', otherGroupId, '0');
-      expect(tenant[0]).toMatchObject({ Value: null, Cost: cost('0.0000000000000000000000000000'), 'Service ID': serviceId, 'Group ID': otherGroupId, 'Project ID': 'proj-b' });
+      expect(tenant[0]).toMatchObject({
+        Value: null,
+        Cost: cost('0.0000000000000000000000000000'),
+        'Service ID': serviceId,
+        'Group ID': otherGroupId,
+        'Project ID': 'proj-b',
+      });
       mappings.tenant = tenant[0]['Mapping ID'] as string;
 
       // What the CLI does not show is right too: a default name, start = now, audit columns.
@@ -174,15 +211,24 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
       const ids = async (...filters: string[]) => (await rows('hashmap', 'mapping', 'list', ...filters)).map((row) => row['Mapping ID']);
       // Read-only commands: run side by side (each CLI run is a Python start-up).
       const cases: [string[], string[]][] = [
-        [['-s', serviceId], [mappings.service, mappings.tenant]],
-        [['--field-id', fieldId], [mappings.small, mappings.large]],
+        [
+          ['-s', serviceId],
+          [mappings.service, mappings.tenant],
+        ],
+        [
+          ['--field-id', fieldId],
+          [mappings.small, mappings.large],
+        ],
         [['-g', groupId], [mappings.small]],
         [['-g', otherGroupId], [mappings.tenant]],
         [['--field-id', fieldId, '-p', 'proj-a', '--filter-tenant'], [mappings.small]],
         [['-s', serviceId, '-p', 'proj-b', '--filter-tenant'], [mappings.tenant]],
         // --filter-tenant without -p: the mappings without a tenant; -p without --filter-tenant: no tenant filter.
         [['-s', serviceId, '--filter-tenant'], [mappings.service]],
-        [['-s', serviceId, '-p', 'proj-b'], [mappings.service, mappings.tenant]],
+        [
+          ['-s', serviceId, '-p', 'proj-b'],
+          [mappings.service, mappings.tenant],
+        ],
         [['-s', serviceId, '--no-group'], [mappings.service]],
         [['--field-id', fieldId, '--no-group'], [mappings.large]],
         [['-g', groupId, '--no-group'], []],
@@ -191,10 +237,18 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
       const results = await Promise.all(cases.map(([filters]) => ids(...filters)));
       cases.forEach(([filters, expected], index) => expect(results[index], filters.join(' ')).toEqual(expected));
       const listed = await rows('hashmap', 'mapping', 'list', '--field-id', fieldId, '-p', 'proj-a', '--filter-tenant');
-      expect(listed).toEqual([{
-        'Mapping ID': mappings.small, Value: 'm1.small', Cost: '0.2500000000000000000000000000', Type: 'rate',
-        'Field ID': fieldId, 'Service ID': null, 'Group ID': groupId, 'Project ID': 'proj-a',
-      }]);
+      expect(listed).toEqual([
+        {
+          'Mapping ID': mappings.small,
+          Value: 'm1.small',
+          Cost: '0.2500000000000000000000000000',
+          Type: 'rate',
+          'Field ID': fieldId,
+          'Service ID': null,
+          'Group ID': groupId,
+          'Project ID': 'proj-a',
+        },
+      ]);
       // The client itself refuses a list without a parent filter.
       const bare = await cloudkitty('hashmap', 'mapping', 'list', '-p', 'proj-a', '-f', 'json');
       expect(bare.code).toBe(1);
@@ -202,10 +256,18 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
     });
 
     it('mapping get', { timeout: SLOW }, async () => {
-      expect(await rows('hashmap', 'mapping', 'get', mappings.large)).toEqual([{
-        'Mapping ID': mappings.large, Value: 'm1.large', Cost: '2.0000000000000000000000000000', Type: 'flat',
-        'Field ID': fieldId, 'Service ID': null, 'Group ID': null, 'Project ID': null,
-      }]);
+      expect(await rows('hashmap', 'mapping', 'get', mappings.large)).toEqual([
+        {
+          'Mapping ID': mappings.large,
+          Value: 'm1.large',
+          Cost: '2.0000000000000000000000000000',
+          Type: 'flat',
+          'Field ID': fieldId,
+          'Service ID': null,
+          'Group ID': null,
+          'Project ID': null,
+        },
+      ]);
       await refused(404, `No such mapping: ${UNKNOWN}`, 'hashmap', 'mapping', 'get', UNKNOWN);
     });
 
@@ -216,17 +278,32 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
       const id = future.body.mapping_id as string;
 
       const updated = await rows('hashmap', 'mapping', 'update', '--cost', '3.25', '--value', 'm1.changed', id);
-      expect(updated).toEqual([{
-        'Mapping ID': id, Value: 'm1.changed', Cost: '3.2500000000000000000000000000', Type: 'flat',
-        'Field ID': fieldId, 'Service ID': null, 'Group ID': null, 'Project ID': null,
-      }]);
+      expect(updated).toEqual([
+        {
+          'Mapping ID': id,
+          Value: 'm1.changed',
+          Cost: '3.2500000000000000000000000000',
+          Type: 'flat',
+          'Field ID': fieldId,
+          'Service ID': null,
+          'Group ID': null,
+          'Project ID': null,
+        },
+      ]);
       const regrouped = await rows('hashmap', 'mapping', 'update', '-p', 'proj-z', '-g', otherGroupId, id);
       expect(regrouped[0]).toMatchObject({ Value: 'm1.changed', Cost: '3.2500000000000000000000000000', 'Group ID': otherGroupId, 'Project ID': 'proj-z' });
 
       const stored = (await http('GET', `${H}/mappings/${id}`)).body;
       expect(stored).toMatchObject({
-        value: 'm1.changed', cost: '3.2500000000000000000000000000', tenant_id: 'proj-z', group_id: otherGroupId,
-        start, description: 'next week', name: future.body.name, created_at: future.body.created_at, updated_by: 'unknown',
+        value: 'm1.changed',
+        cost: '3.2500000000000000000000000000',
+        tenant_id: 'proj-z',
+        group_id: otherGroupId,
+        start,
+        description: 'next week',
+        name: future.body.name,
+        created_at: future.body.created_at,
+        updated_by: 'unknown',
       });
       mappings.future = id;
     });
@@ -248,36 +325,60 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
       await refused(404, `No such mapping: ${mappings.large}`, 'hashmap', 'mapping', 'get', mappings.large);
       await refused(404, `No such mapping: ${mappings.large}`, 'hashmap', 'mapping', 'delete', mappings.large);
       expect((await rows('hashmap', 'mapping', 'list', '--field-id', fieldId)).map((row) => row['Mapping ID'])).toEqual([mappings.small, mappings.future]);
-      const kept = (await http('GET', `${H}/mappings/?field_id=${fieldId}&deleted=true`)).body.mappings.find((mapping: any) => mapping.mapping_id === mappings.large);
+      const kept = (await http('GET', `${H}/mappings/?field_id=${fieldId}&deleted=true`)).body.mappings.find(
+        (mapping: any) => mapping.mapping_id === mappings.large,
+      );
       expect(kept.deleted, 'soft delete').not.toBeNull();
     });
 
     it('threshold create / list (filters) / get', { timeout: SLOW }, async () => {
       const service = await rows('hashmap', 'threshold', 'create', '-s', serviceId, '10', '0.5');
-      expect(service).toEqual([{
-        'Threshold ID': expect.stringMatching(UUID), Level: '10.00000000', Cost: '0.5000000000000000000000000000', Type: 'flat',
-        'Field ID': null, 'Service ID': serviceId, 'Group ID': null, 'Project ID': null,
-      }]);
+      expect(service).toEqual([
+        {
+          'Threshold ID': expect.stringMatching(UUID),
+          Level: '10.00000000',
+          Cost: '0.5000000000000000000000000000',
+          Type: 'flat',
+          'Field ID': null,
+          'Service ID': serviceId,
+          'Group ID': null,
+          'Project ID': null,
+        },
+      ]);
       thresholds.service = service[0]['Threshold ID'] as string;
       const field = await rows('hashmap', 'threshold', 'create', '--field-id', fieldId, '-g', groupId, '-p', 'proj-a', '-t', 'rate', '100.5', '0.01');
-      expect(field).toEqual([{
-        'Threshold ID': expect.stringMatching(UUID), Level: '100.50000000', Cost: '0.0100000000000000000000000000', Type: 'rate',
-        'Field ID': fieldId, 'Service ID': null, 'Group ID': groupId, 'Project ID': 'proj-a',
-      }]);
+      expect(field).toEqual([
+        {
+          'Threshold ID': expect.stringMatching(UUID),
+          Level: '100.50000000',
+          Cost: '0.0100000000000000000000000000',
+          Type: 'rate',
+          'Field ID': fieldId,
+          'Service ID': null,
+          'Group ID': groupId,
+          'Project ID': 'proj-a',
+        },
+      ]);
       thresholds.field = field[0]['Threshold ID'] as string;
       const other = await rows('hashmap', 'threshold', 'create', '-s', serviceId, '-g', otherGroupId, '50', '0.2');
       thresholds.other = other[0]['Threshold ID'] as string;
 
       const ids = async (...filters: string[]) => (await rows('hashmap', 'threshold', 'list', ...filters)).map((row) => row['Threshold ID']);
       const cases: [string[], string[]][] = [
-        [['-s', serviceId], [thresholds.service, thresholds.other]],
+        [
+          ['-s', serviceId],
+          [thresholds.service, thresholds.other],
+        ],
         [['--field-id', fieldId], [thresholds.field]],
         [['-g', groupId], [thresholds.field]],
         [['-g', otherGroupId], [thresholds.other]],
         [['-s', serviceId, '--no-group'], [thresholds.service]],
         [['--field-id', fieldId, '-p', 'proj-a', '--filter-tenant'], [thresholds.field]],
         [['--field-id', fieldId, '-p', 'proj-b', '--filter-tenant'], []],
-        [['-s', serviceId, '--filter-tenant'], [thresholds.service, thresholds.other]],
+        [
+          ['-s', serviceId, '--filter-tenant'],
+          [thresholds.service, thresholds.other],
+        ],
         [['--field-id', fieldId, '-p', 'proj-b'], [thresholds.field]],
       ];
       const results = await Promise.all(cases.map(([filters]) => ids(...filters)));
@@ -291,15 +392,29 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
 
     it('threshold update (-l, --cost, -p)', { timeout: SLOW }, async () => {
       const updated = await rows('hashmap', 'threshold', 'update', '-l', '20', '--cost', '0.75', thresholds.service);
-      expect(updated).toEqual([{
-        'Threshold ID': thresholds.service, Level: '20.00000000', Cost: '0.7500000000000000000000000000', Type: 'flat',
-        'Field ID': null, 'Service ID': serviceId, 'Group ID': null, 'Project ID': null,
-      }]);
+      expect(updated).toEqual([
+        {
+          'Threshold ID': thresholds.service,
+          Level: '20.00000000',
+          Cost: '0.7500000000000000000000000000',
+          Type: 'flat',
+          'Field ID': null,
+          'Service ID': serviceId,
+          'Group ID': null,
+          'Project ID': null,
+        },
+      ]);
       const tenant = await rows('hashmap', 'threshold', 'update', '-p', 'proj-q', thresholds.service);
       expect(tenant[0]).toMatchObject({ Level: '20.00000000', Cost: '0.7500000000000000000000000000', 'Project ID': 'proj-q' });
       expect((await http('GET', `${H}/thresholds/${thresholds.service}`)).body).toEqual({
-        threshold_id: thresholds.service, level: '20.00000000', type: 'flat', cost: '0.7500000000000000000000000000',
-        service_id: serviceId, field_id: null, group_id: null, tenant_id: 'proj-q',
+        threshold_id: thresholds.service,
+        level: '20.00000000',
+        type: 'flat',
+        cost: '0.7500000000000000000000000000',
+        service_id: serviceId,
+        field_id: null,
+        group_id: null,
+        tenant_id: 'proj-q',
       });
       // Moving onto another threshold's level for the same parent, tenant and group is a clash.
       await rows('hashmap', 'threshold', 'update', '-p', 'proj-b', thresholds.service);
@@ -309,15 +424,31 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
     });
 
     it('group mappings get / group thresholds get', { timeout: SLOW }, async () => {
-      expect(await rows('hashmap', 'group', 'mappings', 'get', groupId)).toEqual([{
-        'Mapping ID': mappings.small, Value: 'm1.small', Cost: '0.2500000000000000000000000000', Type: 'rate',
-        'Field ID': fieldId, 'Service ID': null, 'Group ID': groupId, 'Project ID': 'proj-a',
-      }]);
+      expect(await rows('hashmap', 'group', 'mappings', 'get', groupId)).toEqual([
+        {
+          'Mapping ID': mappings.small,
+          Value: 'm1.small',
+          Cost: '0.2500000000000000000000000000',
+          Type: 'rate',
+          'Field ID': fieldId,
+          'Service ID': null,
+          'Group ID': groupId,
+          'Project ID': 'proj-a',
+        },
+      ]);
       expect((await rows('hashmap', 'group', 'mappings', 'get', otherGroupId)).map((row) => row['Mapping ID'])).toEqual([mappings.tenant, mappings.future]);
-      expect(await rows('hashmap', 'group', 'thresholds', 'get', groupId)).toEqual([{
-        'Threshold ID': thresholds.field, Level: '100.50000000', Cost: '0.0100000000000000000000000000', Type: 'rate',
-        'Field ID': fieldId, 'Service ID': null, 'Group ID': groupId, 'Project ID': 'proj-a',
-      }]);
+      expect(await rows('hashmap', 'group', 'thresholds', 'get', groupId)).toEqual([
+        {
+          'Threshold ID': thresholds.field,
+          Level: '100.50000000',
+          Cost: '0.0100000000000000000000000000',
+          Type: 'rate',
+          'Field ID': fieldId,
+          'Service ID': null,
+          'Group ID': groupId,
+          'Project ID': 'proj-a',
+        },
+      ]);
       await refused(404, `No such group: None (UUID: ${UNKNOWN})`, 'hashmap', 'group', 'mappings', 'get', UNKNOWN);
     });
 
@@ -328,7 +459,7 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
       expect((await rows('hashmap', 'threshold', 'list', '-s', serviceId)).map((row) => row['Threshold ID'])).toEqual([thresholds.service]);
     });
 
-    it('group delete without --recursive detaches the group\'s rules', { timeout: SLOW }, async () => {
+    it("group delete without --recursive detaches the group's rules", { timeout: SLOW }, async () => {
       await quietly('hashmap', 'group', 'delete', otherGroupId);
       expect((await rows('hashmap', 'group', 'list')).map((row) => row['Group ID'])).toEqual([groupId]);
       for (const id of [mappings.tenant, mappings.future]) {
@@ -339,7 +470,7 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
       await refused(404, `No such group: None (UUID: ${otherGroupId})`, 'hashmap', 'group', 'delete', otherGroupId);
     });
 
-    it('group delete --recursive deletes the group\'s mappings and thresholds', { timeout: SLOW }, async () => {
+    it("group delete --recursive deletes the group's mappings and thresholds", { timeout: SLOW }, async () => {
       await quietly('hashmap', 'group', 'delete', '--recursive', groupId);
       expect(await rows('hashmap', 'group', 'list')).toEqual([]);
       await refused(404, `No such mapping: ${mappings.small}`, 'hashmap', 'mapping', 'get', mappings.small);
@@ -402,7 +533,10 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
 
     it('list, list -n, get', { timeout: SLOW }, async () => {
       expect(await rows('pyscript', 'list')).toEqual([policy, fromFile]);
-      expect(await rows('pyscript', 'list', '-n')).toEqual([{ ...policy, Data: null }, { ...fromFile, Data: null }]);
+      expect(await rows('pyscript', 'list', '-n')).toEqual([
+        { ...policy, Data: null },
+        { ...fromFile, Data: null },
+      ]);
       expect(await rows('pyscript', 'get', fromFile['Script ID'] as string)).toEqual([fromFile]);
       await refused(404, `No such script: None (UUID: ${UNKNOWN})`, 'pyscript', 'get', UNKNOWN);
     });
@@ -415,7 +549,13 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
 
       const updated = await rows('pyscript', 'update', '-d', 'rate = 3', futureId);
       expect(updated).toEqual([{ Name: 'next', 'Script ID': futureId, Checksum: sha512('rate = 3'), Data: 'rate = 3' }]);
-      expect((await http('GET', `${P}/scripts/${futureId}`)).body).toMatchObject({ data: 'rate = 3', checksum: sha512('rate = 3'), start, description: 'soon', updated_by: 'unknown' });
+      expect((await http('GET', `${P}/scripts/${futureId}`)).body).toMatchObject({
+        data: 'rate = 3',
+        checksum: sha512('rate = 3'),
+        start,
+        description: 'soon',
+        updated_by: 'unknown',
+      });
 
       const path = join(directory, 'next.py');
       writeFileSync(path, fileContent);
@@ -424,12 +564,28 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
     });
 
     it('update -n NAME is refused: the name is immutable', { timeout: SLOW }, async () => {
-      await refused(400, "Invalid input for field/attribute name. Value: 'renamed'. Cannot set read only field.", 'pyscript', 'update', '-n', 'renamed', futureId);
+      await refused(
+        400,
+        "Invalid input for field/attribute name. Value: 'renamed'. Cannot set read only field.",
+        'pyscript',
+        'update',
+        '-n',
+        'renamed',
+        futureId,
+      );
       expect((await http('GET', `${P}/scripts/${futureId}`)).body.name).toBe('next');
     });
 
     it('update -d of a running script is refused', { timeout: SLOW }, async () => {
-      await refused(400, /^You are allowed to update only the attribute \[end\] as this rule is already running/, 'pyscript', 'update', '-d', 'rate = 4', policy['Script ID'] as string);
+      await refused(
+        400,
+        /^You are allowed to update only the attribute \[end\] as this rule is already running/,
+        'pyscript',
+        'update',
+        '-d',
+        'rate = 4',
+        policy['Script ID'] as string,
+      );
       expect(await rows('pyscript', 'get', policy['Script ID'] as string)).toEqual([policy]);
     });
 

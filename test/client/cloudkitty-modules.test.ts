@@ -97,7 +97,7 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI: rating modules', () => {
         expect(await rows(version, 'module', 'get', 'noop')).toEqual([row('noop')]);
       });
 
-      it('module get of an unknown module fails with the server\'s 404', { timeout: SLOW }, async () => {
+      it("module get of an unknown module fails with the server's 404", { timeout: SLOW }, async () => {
         const run = await cloudkitty(version, 'module', 'get', 'nope', '-f', 'json');
         expect(run.code, run.stdout + run.stderr).toBe(1);
         expect(run.stdout).toBe('');

@@ -32,7 +32,6 @@ describe(`two Tariff processes on one ${testDatabaseKind()} database`, () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-
   /** Sends the same create 50 times at once, alternating between the two processes. */
   async function race(path: string, body: (attempt: number) => unknown): Promise<{ status: number; body: any }[]> {
     return Promise.all(Array.from({ length: ATTEMPTS }, (_, attempt) => call(servers[attempt % 2], 'POST', path, body(attempt))));

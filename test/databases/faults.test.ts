@@ -111,7 +111,11 @@ describe.skipIf(kind === 'sqlite')(`a private ${kind} server stops and starts ag
 
   it('start-up waits for the database, saying so, then serves', async () => {
     await database.stop();
-    const starting = startServerProcess(database.url, { TARIFF_DB_TIMEOUT: String(DATABASE_TIMEOUT_SECONDS), TARIFF_DB_START_TIMEOUT: '30', TARIFF_LOG_LEVEL: 'info' });
+    const starting = startServerProcess(database.url, {
+      TARIFF_DB_TIMEOUT: String(DATABASE_TIMEOUT_SECONDS),
+      TARIFF_DB_START_TIMEOUT: '30',
+      TARIFF_LOG_LEVEL: 'info',
+    });
     await sleep(1500);
     await database.start();
     server = await starting;
@@ -124,55 +128,65 @@ describe.skipIf(kind === 'sqlite')(`a private ${kind} server stops and starts ag
     fieldId = field.body.field_id;
   });
 
-  it.each<StopMode>(['clean', 'crash'])('under load, a %s stop answers 503 in time, then 2xx again, losing no acknowledged write', async (mode) => {
-    const live = server!;
-    // A failed earlier case may have left the database stopped.
-    if (!database.running()) await database.start();
-    const load = startCreatingMappings(live, fieldId, `${mode}-`);
-    let stoppedAt: number;
-    let restartedAt: number;
-    let recoveredAfterMs: number | undefined;
-    try {
-      await sleep(1000);
-      await database.stop(mode);
-      stoppedAt = Date.now();
-      await sleep((DATABASE_TIMEOUT_SECONDS + 2) * 1000);
-      restartedAt = Date.now();
-      await database.start();
+  it.each<StopMode>(['clean', 'crash'])(
+    'under load, a %s stop answers 503 in time, then 2xx again, losing no acknowledged write',
+    async (mode) => {
+      const live = server!;
+      // A failed earlier case may have left the database stopped.
+      if (!database.running()) await database.start();
+      const load = startCreatingMappings(live, fieldId, `${mode}-`);
+      let stoppedAt: number;
+      let restartedAt: number;
+      let recoveredAfterMs: number | undefined;
+      try {
+        await sleep(1000);
+        await database.stop(mode);
+        stoppedAt = Date.now();
+        await sleep((DATABASE_TIMEOUT_SECONDS + 2) * 1000);
+        restartedAt = Date.now();
+        await database.start();
 
-      // The same process answers 2xx again within a few seconds of the database.
-      const recoveryDeadline = Date.now() + 10_000;
-      while (recoveredAfterMs === undefined && Date.now() < recoveryDeadline) {
-        const probe = await call(live, 'GET', `${HASHMAP}/services`);
-        if (probe.status === 200) recoveredAfterMs = Date.now() - restartedAt;
-        else await sleep(100);
+        // The same process answers 2xx again within a few seconds of the database.
+        const recoveryDeadline = Date.now() + 10_000;
+        while (recoveredAfterMs === undefined && Date.now() < recoveryDeadline) {
+          const probe = await call(live, 'GET', `${HASHMAP}/services`);
+          if (probe.status === 200) recoveredAfterMs = Date.now() - restartedAt;
+          else await sleep(100);
+        }
+      } finally {
+        await load.stop();
       }
-    } finally {
-      await load.stop();
-    }
-    const { answers, acknowledged } = load;
-    expect(recoveredAfterMs, `the server answers 2xx again; its output:\n${live.output().slice(-3000)}\nthe database output:\n${database.log().slice(-2000)}`).toBeDefined();
-    expect(live.child.exitCode).toBeNull();
+      const { answers, acknowledged } = load;
+      expect(
+        recoveredAfterMs,
+        `the server answers 2xx again; its output:\n${live.output().slice(-3000)}\nthe database output:\n${database.log().slice(-2000)}`,
+      ).toBeDefined();
+      expect(live.child.exitCode).toBeNull();
 
-    // Only 201 or 503 ever; every 503 is the fault body, in time.
-    expect(answers.filter((answer) => answer.status !== 201 && answer.status !== 503)).toEqual([]);
-    const failures = answers.filter((answer) => answer.status === 503);
-    for (const failure of failures) {
-      expect(failure.body).toMatchObject({ faultcode: 'Server', debuginfo: null });
-      expect(failure.body.faultstring).toMatch(/^The database is unavailable/);
-      expect(failure.answeredAt - failure.sentAt).toBeLessThan(ANSWER_LIMIT_MS);
-    }
-    // Everything sent while the server was down failed, and there was load during the outage.
-    const sentDuringOutage = answers.filter((answer) => answer.sentAt >= stoppedAt && answer.sentAt < restartedAt);
-    expect(sentDuringOutage.length).toBeGreaterThan(CONCURRENT_CLIENTS);
-    expect(sentDuringOutage.filter((answer) => answer.status !== 503)).toEqual([]);
+      // Only 201 or 503 ever; every 503 is the fault body, in time.
+      expect(answers.filter((answer) => answer.status !== 201 && answer.status !== 503)).toEqual([]);
+      const failures = answers.filter((answer) => answer.status === 503);
+      for (const failure of failures) {
+        expect(failure.body).toMatchObject({ faultcode: 'Server', debuginfo: null });
+        expect(failure.body.faultstring).toMatch(/^The database is unavailable/);
+        expect(failure.answeredAt - failure.sentAt).toBeLessThan(ANSWER_LIMIT_MS);
+      }
+      // Everything sent while the server was down failed, and there was load during the outage.
+      const sentDuringOutage = answers.filter((answer) => answer.sentAt >= stoppedAt && answer.sentAt < restartedAt);
+      expect(sentDuringOutage.length).toBeGreaterThan(CONCURRENT_CLIENTS);
+      expect(sentDuringOutage.filter((answer) => answer.status !== 503)).toEqual([]);
 
-    const after = await call(live, 'POST', `${HASHMAP}/mappings`, { field_id: fieldId, value: `${mode}-after`, cost: 1 });
-    expect(after.status).toBe(201);
-    acknowledged.push(after.body.mapping_id);
-    expect(acknowledged.length).toBeGreaterThan(1);
+      const after = await call(live, 'POST', `${HASHMAP}/mappings`, { field_id: fieldId, value: `${mode}-after`, cost: 1 });
+      expect(after.status).toBe(201);
+      acknowledged.push(after.body.mapping_id);
+      expect(acknowledged.length).toBeGreaterThan(1);
 
-    const stored = await storedMappingIds(database, acknowledged);
-    expect(acknowledged.filter((id) => !stored.has(id)), 'acknowledged mappings missing from the database').toEqual([]);
-  }, 60_000);
+      const stored = await storedMappingIds(database, acknowledged);
+      expect(
+        acknowledged.filter((id) => !stored.has(id)),
+        'acknowledged mappings missing from the database',
+      ).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -35,7 +35,11 @@ const WRITE_LIMIT = 3000;
 function storageFullFault(code: RegExp) {
   return {
     faultcode: 'Server',
-    faultstring: expect.stringMatching(new RegExp(`^The database has no space left to store the change \\(${code.source}\\); nothing was written\\. Reads still work; try again once space is freed\\.$`)),
+    faultstring: expect.stringMatching(
+      new RegExp(
+        `^The database has no space left to store the change \\(${code.source}\\); nothing was written\\. Reads still work; try again once space is freed\\.$`,
+      ),
+    ),
     debuginfo: null,
   };
 }
@@ -73,7 +77,10 @@ async function showFullStorage(t: TestApp, fill: () => Promise<void>, free: () =
   // Reads keep working, and show every acknowledged write and nothing of the refused ones.
   const listed = await t.get(`${H}/mappings/?field_id=${fieldId}`);
   expect(listed.status).toBe(200);
-  expect(listed.body.mappings.map((mapping: { value: string }) => mapping.value)).toEqual([...kept, ...Array.from({ length: created }, (_, index) => `value-${index}`)]);
+  expect(listed.body.mappings.map((mapping: { value: string }) => mapping.value)).toEqual([
+    ...kept,
+    ...Array.from({ length: created }, (_, index) => `value-${index}`),
+  ]);
   expect((await t.get(`${H}/services/${serviceId}`)).status).toBe(200);
 
   await free();
@@ -112,7 +119,12 @@ describe.runIf(kind === 'sqlite')('SQLite out of space', () => {
     try {
       const t = await startTestApp({ databaseUrl: `sqlite:${join(disk.path, 'tariff.db')}` });
       try {
-        await showFullStorage(t, async () => disk.fill(), async () => disk.free(), /SQLITE_FULL/);
+        await showFullStorage(
+          t,
+          async () => disk.fill(),
+          async () => disk.free(),
+          /SQLITE_FULL/,
+        );
       } finally {
         await t.close();
       }
@@ -129,7 +141,10 @@ describe.runIf(kind === 'postgres')('PostgreSQL out of space', () => {
   let t: TestApp | undefined;
 
   beforeAll(async () => {
-    const owner = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : undefined;
+    const owner =
+      process.getuid?.() === 0
+        ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) }
+        : undefined;
     const mounted = mountSmallDisk(2, owner);
     if ('unavailable' in mounted) {
       unavailable = mounted.unavailable;
@@ -160,7 +175,12 @@ describe.runIf(kind === 'postgres')('PostgreSQL out of space', () => {
 
   it('a tablespace on a full tmpfs: 53100 disk_full gives 503, reads work, writes recover once space is freed', async (context) => {
     if (unavailable) return context.skip(`no tmpfs: ${unavailable}`);
-    await showFullStorage(t!, async () => disk!.fill(), async () => disk!.free(), /53100/);
+    await showFullStorage(
+      t!,
+      async () => disk!.fill(),
+      async () => disk!.free(),
+      /53100/,
+    );
   });
 });
 

@@ -169,7 +169,10 @@ const textMantissa: fc.Arbitrary<string> = fc.oneof(jsonMantissa, fc.constantFro
  */
 export const hugeDecimalText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('1e300000', '1e-300000', '1e999999999', '-1e999999999', '1e-999999999', '0e999999999', '1E+2147483648') },
-  { weight: 4, arbitrary: fc.tuple(textMantissa, fc.constantFrom('e', 'E', 'e+', 'e-', 'E-'), hugeExponent).map(([mantissa, e, exponent]) => `${mantissa}${e}${exponent}`) },
+  {
+    weight: 4,
+    arbitrary: fc.tuple(textMantissa, fc.constantFrom('e', 'E', 'e+', 'e-', 'E-'), hugeExponent).map(([mantissa, e, exponent]) => `${mantissa}${e}${exponent}`),
+  },
   // Equal to a small level, in a form only exact arithmetic sees: 10 = 1000…0e-(n-1).
   { weight: 1, arbitrary: fc.integer({ min: 20, max: 200_000 }).map((zeros) => `1${'0'.repeat(zeros)}e-${zeros - 1}`) },
   { weight: 1, arbitrary: fc.integer({ min: 30, max: 300_000 }).map((digits) => `0.${'0'.repeat(digits)}1`) },
@@ -177,14 +180,46 @@ export const hugeDecimalText: fc.Arbitrary<string> = fc.oneof(
 
 /** A JSON number literal out of a double's range or precision (`1e308`, `1e309`, `1e-400`, 40-digit integers). */
 export const hugeJsonNumber: fc.Arbitrary<Node> = fc.oneof(
-  { weight: 2, arbitrary: fc.constantFrom('1e308', '1e309', '-1e400', '1e-400', '5e-324', '1.7976931348623157e308', '123456789012345678901234567890123456789', '1E+2147483648').map((text) => new Raw(Buffer.from(text), text)) },
-  { weight: 3, arbitrary: fc.tuple(jsonMantissa, fc.constantFrom('e', 'E', 'e+', 'e-'), hugeExponent).map(([mantissa, e, exponent]) => new Raw(Buffer.from(`${mantissa}${e}${exponent}`), `${mantissa}${e}${exponent}`)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom('1e308', '1e309', '-1e400', '1e-400', '5e-324', '1.7976931348623157e308', '123456789012345678901234567890123456789', '1E+2147483648')
+      .map((text) => new Raw(Buffer.from(text), text)),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(jsonMantissa, fc.constantFrom('e', 'E', 'e+', 'e-'), hugeExponent)
+      .map(([mantissa, e, exponent]) => new Raw(Buffer.from(`${mantissa}${e}${exponent}`), `${mantissa}${e}${exponent}`)),
+  },
   { weight: 1, arbitrary: fc.constantFrom(1e308, Number.MAX_VALUE, Number.MIN_VALUE, Number.MAX_SAFE_INTEGER + 2, 1e21, 1e-7, -1e308) },
 );
 
 /** Numeric-looking text no decimal parser should accept silently. */
 export const oddNumericText: fc.Arbitrary<string> = fc.constantFrom(
-  'Infinity', '-Infinity', 'NaN', 'inf', 'nan', 'sNaN', '0x10', '1_000', ' 1 ', '1,5', '١٢', '１２', '', '.', '-', 'e5', '1e', '--1', '0b1', '1e+', '∞', '1e1e1', '+-1',
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  'inf',
+  'nan',
+  'sNaN',
+  '0x10',
+  '1_000',
+  ' 1 ',
+  '1,5',
+  '١٢',
+  '１２',
+  '',
+  '.',
+  '-',
+  'e5',
+  '1e',
+  '--1',
+  '0b1',
+  '1e+',
+  '∞',
+  '1e1e1',
+  '+-1',
 );
 
 /** Values of the `exponent` class: unbounded exponents as strings and as JSON numbers. */
@@ -208,18 +243,39 @@ export const deepJson: fc.Arbitrary<Raw> = fc
 
 /** Byte sequences that are not UTF-8: stray continuation bytes, overlong forms, encoded surrogates, truncations, 5-byte forms. */
 const INVALID_UTF8: number[][] = [
-  [0xff], [0xfe], [0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf],
-  [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc3],
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xbf],
+  [0xc0, 0x80],
+  [0xc1, 0xbf],
+  [0xe0, 0x80, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf5, 0x80, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xc3],
 ];
 
 /** Invalid UTF-8 mixed with ASCII. */
 export const invalidUtf8Bytes: fc.Arbitrary<Buffer> = fc
-  .array(fc.oneof(fc.constantFrom(...INVALID_UTF8), fc.constantFrom('compute', 'm1.tiny', 'a', '10').map((text) => [...Buffer.from(text)])), { minLength: 1, maxLength: 6 })
+  .array(
+    fc.oneof(
+      fc.constantFrom(...INVALID_UTF8),
+      fc.constantFrom('compute', 'm1.tiny', 'a', '10').map((text) => [...Buffer.from(text)]),
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
   .filter((parts) => parts.some((part) => part[0] >= 0x80))
   .map((parts) => Buffer.from(parts.flat()));
 
 /** A JSON string literal holding invalid UTF-8 bytes, raw. */
-export const invalidUtf8String: fc.Arbitrary<Raw> = invalidUtf8Bytes.map((bytes) => new Raw(Buffer.concat([Buffer.from('"'), bytes, Buffer.from('"')]), `string with bytes ${bytes.toString('hex')}`));
+export const invalidUtf8String: fc.Arbitrary<Raw> = invalidUtf8Bytes.map(
+  (bytes) => new Raw(Buffer.concat([Buffer.from('"'), bytes, Buffer.from('"')]), `string with bytes ${bytes.toString('hex')}`),
+);
 
 /** Strings holding lone or reversed UTF-16 surrogates (JSON.stringify writes them as `\udXXX` escapes). */
 export const surrogateString: fc.Arbitrary<Node> = fc.oneof(
@@ -231,8 +287,12 @@ export const surrogateString: fc.Arbitrary<Node> = fc.oneof(
 
 /** Long strings: around column widths, past the 1 MiB body limit, long digit runs (quadratic decimal parsing). */
 export const longString: fc.Arbitrary<Repeat> = fc.oneof(
-  fc.tuple(fc.constantFrom('a', 'é', '😀', ' ', '%', '\\', '"'), fc.constantFrom(32, 33, 255, 256, 257, 1025, 65_536, 1_048_577, 2_500_000)).map(([unit, times]) => new Repeat(unit, times)),
-  fc.tuple(fc.constantFrom('9', '0', '1'), fc.constantFrom(41, 1000, 100_000, 1_000_000)).map(([unit, times]) => new Repeat(unit, times, unit === '0' ? '0.' : '')),
+  fc
+    .tuple(fc.constantFrom('a', 'é', '😀', ' ', '%', '\\', '"'), fc.constantFrom(32, 33, 255, 256, 257, 1025, 65_536, 1_048_577, 2_500_000))
+    .map(([unit, times]) => new Repeat(unit, times)),
+  fc
+    .tuple(fc.constantFrom('9', '0', '1'), fc.constantFrom(41, 1000, 100_000, 1_000_000))
+    .map(([unit, times]) => new Repeat(unit, times, unit === '0' ? '0.' : '')),
   fc.integer({ min: 1, max: 300_000 }).map((times) => new Repeat('x', times)),
 );
 
@@ -245,27 +305,97 @@ export const wrongType: fc.Arbitrary<Node> = fc.oneof(
 
 /** Strings with NUL and other control characters, also around valid names. */
 export const nulString: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('\u0000', 'a\u0000', '\u0000compute', 'compute\u0000', 'm1.tiny\u0000', '10\u0000', '\u0000'.repeat(64), '\u0001\u001f\u007f', 'line\nbreak', '\u2028', '\r\n'),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000',
+    '\u0000compute',
+    'compute\u0000',
+    'm1.tiny\u0000',
+    '10\u0000',
+    '\u0000'.repeat(64),
+    '\u0001\u001f\u007f',
+    'line\nbreak',
+    '\u2028',
+    '\r\n',
+  ),
   fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })).map(([before, after]) => `${before}\u0000${after}`),
 );
 
 /** Text that stresses matching and storage: SQL and LIKE metacharacters, odd Unicode, whitespace. */
 export const trickyText: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom("' OR '1'='1", '%', '_', '\\', '%%', '\\%', "'; DROP TABLE hashmap_services; --", '"', '`', '\u202eevil', 'e\u0301', '\u200d', 'ＣＯＭＰＵＴＥ', ' ', '\t', 'COMPUTE', 'compute ', ' compute'),
+  fc.constantFrom(
+    "' OR '1'='1",
+    '%',
+    '_',
+    '\\',
+    '%%',
+    '\\%',
+    "'; DROP TABLE hashmap_services; --",
+    '"',
+    '`',
+    '\u202eevil',
+    'e\u0301',
+    '\u200d',
+    'ＣＯＭＰＵＴＥ',
+    ' ',
+    '\t',
+    'COMPUTE',
+    'compute ',
+    ' compute',
+  ),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
 );
 
 /** Datetime text at and past every edge. */
 export const oddDatetime: fc.Arbitrary<string> = fc.constantFrom(
-  '9999-12-31T23:59:59', '0000-01-01T00:00:00', '0001-01-01', '2024-02-30T00:00:00', '+275760-09-13T00:00:00Z', '-000001-01-01T00:00:00Z', '1e999999', '2024-01-01T00:00:00+99:99',
-  'now', `2024-01-01T00:00:00.${'9'.repeat(1000)}`, '2024-01-01T24:00:00', '2024-01-01T00:00:60', '20240101', '1704067200', '2030-01-01T00:00:00+14:00', '2030-01-01 00:00:00', '2030-01-01T00:00:00.5-12:00',
+  '9999-12-31T23:59:59',
+  '0000-01-01T00:00:00',
+  '0001-01-01',
+  '2024-02-30T00:00:00',
+  '+275760-09-13T00:00:00Z',
+  '-000001-01-01T00:00:00Z',
+  '1e999999',
+  '2024-01-01T00:00:00+99:99',
+  'now',
+  `2024-01-01T00:00:00.${'9'.repeat(1000)}`,
+  '2024-01-01T24:00:00',
+  '2024-01-01T00:00:60',
+  '20240101',
+  '1704067200',
+  '2030-01-01T00:00:00+14:00',
+  '2030-01-01 00:00:00',
+  '2030-01-01T00:00:00.5-12:00',
 );
 
 /** Whole bodies that are not a JSON object: random bytes, truncated or trailing garbage, BOMs, scalars. */
 export const rawBody: fc.Arbitrary<Raw> = fc.oneof(
   fc.uint8Array({ minLength: 0, maxLength: 200 }).map((bytes) => new Raw(Buffer.from(bytes), `${bytes.length} random bytes`)),
-  fc.constantFrom('', ' ', 'null', '[]', '"text"', '1e999999999', '{', '{"', '{"a":1', '{"a":1}}', '{"a":1} x', '{"a":1,}', "{'a':1}", '{"a":NaN}', '{"a":undefined}', '\ufeff{}', '{}\u0000', '{"a":1,"a":2}', '--', 'true', '0').map((text) => new Raw(Buffer.from(text), JSON.stringify(text))),
+  fc
+    .constantFrom(
+      '',
+      ' ',
+      'null',
+      '[]',
+      '"text"',
+      '1e999999999',
+      '{',
+      '{"',
+      '{"a":1',
+      '{"a":1}}',
+      '{"a":1} x',
+      '{"a":1,}',
+      "{'a':1}",
+      '{"a":NaN}',
+      '{"a":undefined}',
+      '\ufeff{}',
+      '{}\u0000',
+      '{"a":1,"a":2}',
+      '--',
+      'true',
+      '0',
+    )
+    .map((text) => new Raw(Buffer.from(text), JSON.stringify(text))),
   invalidUtf8Bytes.map((bytes) => new Raw(bytes, `bytes ${bytes.toString('hex')}`)),
   fc.constantFrom('{"name":"caf\xe9"}', '{"name":"\xff"}').map((text) => new Raw(Buffer.from(text, 'latin1'), `latin1 ${JSON.stringify(text)}`)),
   deepJson,
@@ -324,9 +454,15 @@ export function hostileKey(klass: HostileClass, knownKeys: readonly string[]): f
     case 'prototype':
       return prototypeName;
     case 'nul':
-      return fc.oneof(nulString, known.map((key) => `${key}\u0000`));
+      return fc.oneof(
+        nulString,
+        known.map((key) => `${key}\u0000`),
+      );
     case 'surrogate':
-      return fc.oneof(fc.constantFrom('\ud800', '\udfff'), known.map((key) => `${key}\ud800`));
+      return fc.oneof(
+        fc.constantFrom('\ud800', '\udfff'),
+        known.map((key) => `${key}\ud800`),
+      );
     case 'long':
       return fc.constantFrom(256, 10_000, 100_000).map((length) => 'k'.repeat(length));
     default:
@@ -334,7 +470,30 @@ export function hostileKey(klass: HostileClass, knownKeys: readonly string[]): f
         { weight: 3, arbitrary: prototypeName },
         { weight: 2, arbitrary: known.map((key) => key.toUpperCase()) },
         { weight: 1, arbitrary: known.map((key) => ` ${key}`) },
-        { weight: 2, arbitrary: fc.constantFrom('created_at', 'deleted', 'checksum', 'id', 'usage', 'resources', 'desc', 'groupby', 'metadata', 'vol', 'qty', 'rating', 'price', 'service', 'volume', 'level', 'cost', 'recursive', 'force') },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom(
+            'created_at',
+            'deleted',
+            'checksum',
+            'id',
+            'usage',
+            'resources',
+            'desc',
+            'groupby',
+            'metadata',
+            'vol',
+            'qty',
+            'rating',
+            'price',
+            'service',
+            'volume',
+            'level',
+            'cost',
+            'recursive',
+            'force',
+          ),
+        },
         { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
         { weight: 1, arbitrary: nulString },
       );
@@ -379,8 +538,30 @@ export type UrlText = string | Repeat | IdRef | UrlPiece;
 
 /** Percent-escapes that decode to nothing valid, or do not decode at all, and raw non-ASCII bytes. */
 export const badEscape: fc.Arbitrary<UrlPiece> = fc.oneof(
-  fc.constantFrom('%FF', '%ED%A0%80', '%C0%80', '%E2%82', '%F8%88%80%80%80', '%', '%%', '%zz', '%0', '%00', '%uD800', '%25FF', '%2e%2e', '%2F', '\xff', '\xe9', 'caf\xe9').map((text) => new UrlPiece(text)),
-  fc.array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 4 }).map((bytes) => new UrlPiece(bytes.map((byte) => `%${byte.toString(16).toUpperCase()}`).join(''))),
+  fc
+    .constantFrom(
+      '%FF',
+      '%ED%A0%80',
+      '%C0%80',
+      '%E2%82',
+      '%F8%88%80%80%80',
+      '%',
+      '%%',
+      '%zz',
+      '%0',
+      '%00',
+      '%uD800',
+      '%25FF',
+      '%2e%2e',
+      '%2F',
+      '\xff',
+      '\xe9',
+      'caf\xe9',
+    )
+    .map((text) => new UrlPiece(text)),
+  fc
+    .array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 4 })
+    .map((bytes) => new UrlPiece(bytes.map((byte) => `%${byte.toString(16).toUpperCase()}`).join(''))),
 );
 
 /** A URL text of a class. */
@@ -427,6 +608,14 @@ export function hostileQueryName(klass: HostileClass, known: readonly string[]):
     case 'surrogate':
       return knownName.map((name) => `${name}\ud800`);
     default:
-      return fc.oneof(prototypeName, knownName.map((name) => `${name}[]`), knownName.map((name) => `${name}[__proto__]`), fc.constant('constructor[prototype][polluted]'), fc.string({ maxLength: 10 }), knownName.map((name) => name.toUpperCase()), fc.constant(new UrlPiece('')));
+      return fc.oneof(
+        prototypeName,
+        knownName.map((name) => `${name}[]`),
+        knownName.map((name) => `${name}[__proto__]`),
+        fc.constant('constructor[prototype][polluted]'),
+        fc.string({ maxLength: 10 }),
+        knownName.map((name) => name.toUpperCase()),
+        fc.constant(new UrlPiece('')),
+      );
   }
 }

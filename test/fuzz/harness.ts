@@ -95,7 +95,9 @@ function send(port: number, agent: Agent | false, request: ResolvedRequest, time
         if (length < 65_536) chunks.push(chunk);
         length += chunk.length;
       });
-      response.on('end', () => finish({ status: response.statusCode, contentType: response.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        finish({ status: response.statusCode, contentType: response.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', (error) => finish({ status: response.statusCode, text: '', error: `answer cut: ${error.message}` }));
     });
     outgoing.end(request.body);
@@ -179,7 +181,8 @@ interface SeedItem {
 const UNKNOWN_ID = '5f0d6e7a-3b1c-4d2e-9f8a-0b1c2d3e4f50';
 
 /** The script the seeded configuration runs on every quote: it touches every compute point's price. */
-const SEED_SCRIPT = "from decimal import Decimal\nfor point in data['usage'].get('compute', []):\n    point['rating']['price'] = point['rating']['price'] + point['vol']['qty'] * Decimal('0.01')\n";
+const SEED_SCRIPT =
+  "from decimal import Decimal\nfor point in data['usage'].get('compute', []):\n    point['rating']['price'] = point['rating']['price'] + point['vol']['qty'] * Decimal('0.01')\n";
 
 /** Statistics of a run, for the summary line. */
 export interface FuzzStatistics {
@@ -212,17 +215,50 @@ export async function startFuzzTarget(limits: FuzzLimits = DEFAULT_LIMITS): Prom
   let server: ServerProcess = await startServerProcess(scratch.url, environment);
   let agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const fingerprinter: DatabaseFingerprinter = openFingerprinter(scratch.url);
-  const pool: Record<IdKind, string[]> = { service: [], field: [], group: [], mapping: [], threshold: [], script: [], module: ['hashmap', 'pyscripts', 'noop'], unknown: [UNKNOWN_ID] };
+  const pool: Record<IdKind, string[]> = {
+    service: [],
+    field: [],
+    group: [],
+    mapping: [],
+    threshold: [],
+    script: [],
+    module: ['hashmap', 'pyscripts', 'noop'],
+    unknown: [UNKNOWN_ID],
+  };
   const resolve = (ref: IdRef): string => {
     const ids = pool[ref.kind];
     return ids.length ? ids[ref.index % ids.length] : UNKNOWN_ID;
   };
   let scriptCounter = 0;
   const seed: SeedItem[] = [
-    { kind: 'service', index: 0, path: (id) => `${H}/services/${id}`, create: () => ({ path: `${H}/services`, body: { name: 'compute' } }), idKey: 'service_id' },
-    { kind: 'service', index: 1, path: (id) => `${H}/services/${id}`, create: () => ({ path: `${H}/services`, body: { name: 'volume' } }), idKey: 'service_id' },
-    { kind: 'field', index: 0, path: (id) => `${H}/fields/${id}`, create: () => ({ path: `${H}/fields`, body: { service_id: pool.service[0], name: 'flavor' } }), idKey: 'field_id' },
-    { kind: 'field', index: 1, path: (id) => `${H}/fields/${id}`, create: () => ({ path: `${H}/fields`, body: { service_id: pool.service[0], name: 'memory' } }), idKey: 'field_id' },
+    {
+      kind: 'service',
+      index: 0,
+      path: (id) => `${H}/services/${id}`,
+      create: () => ({ path: `${H}/services`, body: { name: 'compute' } }),
+      idKey: 'service_id',
+    },
+    {
+      kind: 'service',
+      index: 1,
+      path: (id) => `${H}/services/${id}`,
+      create: () => ({ path: `${H}/services`, body: { name: 'volume' } }),
+      idKey: 'service_id',
+    },
+    {
+      kind: 'field',
+      index: 0,
+      path: (id) => `${H}/fields/${id}`,
+      create: () => ({ path: `${H}/fields`, body: { service_id: pool.service[0], name: 'flavor' } }),
+      idKey: 'field_id',
+    },
+    {
+      kind: 'field',
+      index: 1,
+      path: (id) => `${H}/fields/${id}`,
+      create: () => ({ path: `${H}/fields`, body: { service_id: pool.service[0], name: 'memory' } }),
+      idKey: 'field_id',
+    },
     { kind: 'group', index: 0, path: (id) => `${H}/groups/${id}`, create: () => ({ path: `${H}/groups`, body: { name: 'fz-group' } }), idKey: 'group_id' },
     ...[
       () => ({ field_id: pool.field[0], value: 'm1.tiny', cost: '1.5', type: 'flat', group_id: pool.group[0] }),
@@ -240,7 +276,13 @@ export async function startFuzzTarget(limits: FuzzLimits = DEFAULT_LIMITS): Prom
       () => ({ field_id: pool.field[1], level: '10', cost: '0.9', type: 'rate', group_id: pool.group[0] }),
       () => ({ field_id: pool.field[1], level: '1000000', cost: '0.5', type: 'rate' }),
       () => ({ service_id: pool.service[0], level: '5', cost: '0.5', type: 'flat' }),
-    ].map((body, index): SeedItem => ({ kind: 'threshold', index, path: (id) => `${H}/thresholds/${id}`, create: () => ({ path: `${H}/thresholds`, body: body() }), idKey: 'threshold_id' })),
+    ].map((body, index): SeedItem => ({
+      kind: 'threshold',
+      index,
+      path: (id) => `${H}/thresholds/${id}`,
+      create: () => ({ path: `${H}/thresholds`, body: body() }),
+      idKey: 'threshold_id',
+    })),
     {
       kind: 'script',
       index: 0,
@@ -253,7 +295,12 @@ export async function startFuzzTarget(limits: FuzzLimits = DEFAULT_LIMITS): Prom
 
   /** A JSON call for seeding (not judged). */
   async function call(method: string, path: string, body?: unknown): Promise<{ status?: number; body: any }> {
-    const answer = await send(server.port, agent, { method, url: path, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)), contentType: 'application/json' }, 30_000);
+    const answer = await send(
+      server.port,
+      agent,
+      { method, url: path, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)), contentType: 'application/json' },
+      30_000,
+    );
     let parsed: unknown;
     try {
       parsed = JSON.parse(answer.text);
@@ -285,13 +332,17 @@ export async function startFuzzTarget(limits: FuzzLimits = DEFAULT_LIMITS): Prom
   async function warmUp(): Promise<void> {
     const deadline = Date.now() + 120_000;
     for (;;) {
-      const answer = await call('POST', '/v2/rating/quote', { usage: { compute: [{ vol: { unit: 'instance', qty: '12' }, rating: { price: '0' }, groupby: { flavor: 'm1.tiny', memory: '512' } }] } });
+      const answer = await call('POST', '/v2/rating/quote', {
+        usage: { compute: [{ vol: { unit: 'instance', qty: '12' }, rating: { price: '0' }, groupby: { flavor: 'm1.tiny', memory: '512' } }] },
+      });
       if (answer.status === 200) break;
       if (Date.now() > deadline) throw new Error(`the server does not quote: ${answer.status} ${JSON.stringify(answer.body)}\n${server.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     for (let index = 0; index < 20; index++) {
-      await call('POST', '/v1/rating/quote', { resources: [{ service: 'compute', volume: String(index), desc: { flavor: 'm1.tiny', memory: String(index) } }] });
+      await call('POST', '/v1/rating/quote', {
+        resources: [{ service: 'compute', volume: String(index), desc: { flavor: 'm1.tiny', memory: String(index) } }],
+      });
       await call('GET', `${H}/mappings?service_id=${pool.service[0]}`);
     }
   }
@@ -306,7 +357,16 @@ export async function startFuzzTarget(limits: FuzzLimits = DEFAULT_LIMITS): Prom
 
   const health = new HealthPoller(() => server.port);
   let rssBaseline = rssMb(server.child.pid);
-  const statistics: FuzzStatistics = { requests: 0, byStatus: {}, byClass: {}, restarts: 0, slowestAnswerMs: 0, slowestHealthMs: 0, rssBaselineMb: rssBaseline, rssPeakMb: rssBaseline };
+  const statistics: FuzzStatistics = {
+    requests: 0,
+    byStatus: {},
+    byClass: {},
+    restarts: 0,
+    slowestAnswerMs: 0,
+    slowestHealthMs: 0,
+    rssBaselineMb: rssBaseline,
+    rssPeakMb: rssBaseline,
+  };
   let cached: Fingerprint | undefined;
 
   /** A new server process on the same database after one died (its death was reported already). */
@@ -350,24 +410,33 @@ export async function startFuzzTarget(limits: FuzzLimits = DEFAULT_LIMITS): Prom
     statistics.slowestHealthMs = Math.max(statistics.slowestHealthMs, health.slowest());
 
     const problems: { symptom: string; detail: string }[] = [];
-    if (!alive()) problems.push({ symptom: 'server died', detail: `the server process exited (code ${server.child.exitCode}, signal ${server.child.signalCode})` });
+    if (!alive())
+      problems.push({ symptom: 'server died', detail: `the server process exited (code ${server.child.exitCode}, signal ${server.child.signalCode})` });
     if (answer.error) problems.push({ symptom: 'no answer', detail: `no answer: ${answer.error}` });
     if (answer.status !== undefined && answer.status >= 500) problems.push({ symptom: `${answer.status}`, detail: `answered ${answer.status}` });
-    if (answer.milliseconds > limits.answerMs) problems.push({ symptom: 'slow', detail: `answered after ${Math.round(answer.milliseconds)} ms (limit ${limits.answerMs} ms)` });
+    if (answer.milliseconds > limits.answerMs)
+      problems.push({ symptom: 'slow', detail: `answered after ${Math.round(answer.milliseconds)} ms (limit ${limits.answerMs} ms)` });
     if (worstHealth && (worstHealth.error || worstHealth.milliseconds > limits.healthMs)) {
-      problems.push({ symptom: 'health stalled', detail: `/healthcheck meanwhile: ${worstHealth.error ?? `${Math.round(worstHealth.milliseconds)} ms`} (limit ${limits.healthMs} ms)` });
+      problems.push({
+        symptom: 'health stalled',
+        detail: `/healthcheck meanwhile: ${worstHealth.error ?? `${Math.round(worstHealth.milliseconds)} ms`} (limit ${limits.healthMs} ms)`,
+      });
     }
     const rss = alive() ? rssMb(server.child.pid) : undefined;
     if (rss !== undefined) {
       statistics.rssPeakMb = Math.max(statistics.rssPeakMb ?? 0, rss);
       if (rssBaseline !== undefined && rss - rssBaseline > limits.rssGrowthMb) {
-        problems.push({ symptom: 'memory', detail: `server RSS ${Math.round(rss)} MiB, ${Math.round(rss - rssBaseline)} MiB over its ${Math.round(rssBaseline)} MiB after warm-up (limit ${limits.rssGrowthMb} MiB)` });
+        problems.push({
+          symptom: 'memory',
+          detail: `server RSS ${Math.round(rss)} MiB, ${Math.round(rss - rssBaseline)} MiB over its ${Math.round(rssBaseline)} MiB after warm-up (limit ${limits.rssGrowthMb} MiB)`,
+        });
       }
     }
     if (answer.status !== undefined && answer.status >= 400 && answer.status < 500) {
       const after = await fingerprinter.take();
       const changes = fingerprintChanges(before, after);
-      if (changes.length) problems.push({ symptom: 'refused but wrote', detail: `refused with ${answer.status}, yet the database changed: ${changes.join(', ')}` });
+      if (changes.length)
+        problems.push({ symptom: 'refused but wrote', detail: `refused with ${answer.status}, yet the database changed: ${changes.join(', ')}` });
       cached = after;
     } else {
       cached = undefined;
@@ -462,7 +531,12 @@ function isUtf8(bytes: Buffer): boolean {
 /** A request in one line: method, URL, content type, and the body's first bytes. */
 export function describe(request: ResolvedRequest): string {
   const url = request.url.length > 300 ? `${request.url.slice(0, 300)}…(${request.url.length} chars)` : request.url;
-  const body = request.body === undefined ? 'no body' : `${request.body.length} bytes${isUtf8(request.body) ? '' : ' (not UTF-8, shown as latin1)'} ${preview(request.body.subarray(0, 400).toString(isUtf8(request.body) ? 'utf8' : 'latin1'), 400)}${request.body.length > 400 ? '…' : ''}`;
-  const headers = Object.entries(request.headers ?? {}).map(([name, value]) => ` ${name}: ${preview(value, 80)}`).join('');
+  const body =
+    request.body === undefined
+      ? 'no body'
+      : `${request.body.length} bytes${isUtf8(request.body) ? '' : ' (not UTF-8, shown as latin1)'} ${preview(request.body.subarray(0, 400).toString(isUtf8(request.body) ? 'utf8' : 'latin1'), 400)}${request.body.length > 400 ? '…' : ''}`;
+  const headers = Object.entries(request.headers ?? {})
+    .map(([name, value]) => ` ${name}: ${preview(value, 80)}`)
+    .join('');
   return `${request.method} ${JSON.stringify(url).slice(1, -1)} [${request.contentType ?? 'no content type'}${headers}] ${body}`;
 }

@@ -76,7 +76,9 @@ describe(`hostile input to every route, on ${testDatabaseKind()}`, () => {
 
   it('reads the routes from the OpenAPI document', () => {
     expect(target.routes.length).toBeGreaterThan(50);
-    expect(target.routes.map(routeName)).toEqual(expect.arrayContaining(['POST /v1/rating/quote', 'POST /v2/rating/quote', 'PUT /v1/rating/module_config/hashmap/thresholds/{threshold_id}']));
+    expect(target.routes.map(routeName)).toEqual(
+      expect.arrayContaining(['POST /v1/rating/quote', 'POST /v2/rating/quote', 'PUT /v1/rating/module_config/hashmap/thresholds/{threshold_id}']),
+    );
   });
 
   it(
@@ -91,7 +93,12 @@ describe(`hostile input to every route, on ${testDatabaseKind()}`, () => {
         // fast-check run, so a failure of any of them is shrunk.
         const checks = [
           ...HOSTILE_CLASSES.flatMap((klass, index) => [
-            { label: `${klass} in the body`, arbitrary: requestArbitrary(route, klass, { inBody: true }), numRuns: EXAMPLES_PER_CLASS - 1, seed: seed + 2 * index + 1 },
+            {
+              label: `${klass} in the body`,
+              arbitrary: requestArbitrary(route, klass, { inBody: true }),
+              numRuns: EXAMPLES_PER_CLASS - 1,
+              seed: seed + 2 * index + 1,
+            },
             { label: `${klass} anywhere`, arbitrary: requestArbitrary(route, klass), numRuns: 1, seed: seed + 2 * index + 2 },
           ]),
           { label: 'random', arbitrary: requestArbitrary(route), numRuns: RUNS, seed },
@@ -126,7 +133,9 @@ describe(`hostile input to every route, on ${testDatabaseKind()}`, () => {
           }
         }
       }
-      const reports = [...failures.entries()].map(([kind, { report, also }]) => `[${kind}] ${report}${also.length ? `\nThe same failure also in: ${also.join('; ')}` : ''}`);
+      const reports = [...failures.entries()].map(
+        ([kind, { report, also }]) => `[${kind}] ${report}${also.length ? `\nThe same failure also in: ${also.join('; ')}` : ''}`,
+      );
       if (SURVEY && distinct.size) {
         const list = [...distinct.entries()].map(([signature, { count, example }]) => `× ${count}  ${signature}\n${example}`);
         reports.push(`${distinct.size} distinct failures:\n\n${list.join('\n\n')}`);

@@ -141,7 +141,10 @@ const datetimeValue: fc.Arbitrary<Node> = fc.oneof(
 
 /** An end after any {@link datetimeValue} but the odd ones, so most versioned rules are valid. */
 const endValue: fc.Arbitrary<Node> = fc.oneof(
-  { weight: 4, arbitrary: fc.integer({ min: 1, max: 3650 }).map((days) => new Date(Date.UTC(2041, 0, 1) + days * 86_400_000).toISOString().replace('.000Z', '+00:00')) },
+  {
+    weight: 4,
+    arbitrary: fc.integer({ min: 1, max: 3650 }).map((days) => new Date(Date.UTC(2041, 0, 1) + days * 86_400_000).toISOString().replace('.000Z', '+00:00')),
+  },
   { weight: 1, arbitrary: datetimeValue },
 );
 
@@ -182,7 +185,10 @@ const point: fc.Arbitrary<Node> = fc
   .map((record) => objectOf(Object.entries(record) as [string, Node][]));
 
 /** A service name of a quote: the seeded ones mostly. */
-const serviceName: fc.Arbitrary<Node> = fc.oneof({ weight: 6, arbitrary: fc.constant('compute') }, { weight: 1, arbitrary: fc.constantFrom('volume', 'image', 'Compute') });
+const serviceName: fc.Arbitrary<Node> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('compute') },
+  { weight: 1, arbitrary: fc.constantFrom('volume', 'image', 'Compute') },
+);
 
 /** A value shaped by `schema`, chosen by the attribute's name where the schema says little. */
 export function validValue(schema: Schema, name: string): fc.Arbitrary<Node> {
@@ -199,7 +205,15 @@ export function validValue(schema: Schema, name: string): fc.Arbitrary<Node> {
         .array(fc.tuple(serviceName.map(String), fc.array(point, { minLength: 1, maxLength: 4 })), { minLength: 1, maxLength: 2 })
         .map((entries) => objectOf(entries as [string, Node][]));
     case 'desc':
-      return fc.oneof(descObject, fc.tuple(descObject, descObject).map(([groupby, metadata]) => objectOf([['groupby', groupby], ['metadata', metadata]])));
+      return fc.oneof(
+        descObject,
+        fc.tuple(descObject, descObject).map(([groupby, metadata]) =>
+          objectOf([
+            ['groupby', groupby],
+            ['metadata', metadata],
+          ]),
+        ),
+      );
     case 'groupby':
     case 'metadata':
       return descObject;
@@ -240,7 +254,10 @@ export function validValue(schema: Schema, name: string): fc.Arbitrary<Node> {
       // off a service or a field (mostly not both), and only a field's rules have a value.
       const ruleParents = properties.some(([key]) => key === 'service_id') && properties.some(([key]) => key === 'field_id');
       return fc
-        .tuple(fc.nat({ max: 7 }), ...properties.map(([key, property]) => fc.tuple(required.has(key) ? fc.constant(true) : fc.boolean(), validValue(property, key))))
+        .tuple(
+          fc.nat({ max: 7 }),
+          ...properties.map(([key, property]) => fc.tuple(required.has(key) ? fc.constant(true) : fc.boolean(), validValue(property, key))),
+        )
         .map(([parent, ...values]) =>
           objectOf(
             properties.flatMap(([key], index) => {
@@ -280,7 +297,7 @@ function isContainer(node: Node): node is Node[] | { [key: string]: Node } {
 
 function clone(node: Node): Node {
   if (Array.isArray(node)) return node.map(clone);
-  if (isContainer(node)) return objectOf(Object.keys(node).map((key) => [key, clone((node)[key])]));
+  if (isContainer(node)) return objectOf(Object.keys(node).map((key) => [key, clone(node[key])]));
   return node;
 }
 
@@ -412,11 +429,22 @@ function mutationOf(klass: HostileClass, knownKeys: string[]): fc.Arbitrary<Muta
   const at = fc.nat({ max: 1000 });
   const value = hostileValue(klass);
   if (klass === 'missing') return at.map((position) => ({ op: 'deleteKey' as const, at: position, key: '', value: null }));
-  if (klass === 'extra') return fc.record({ op: fc.constant('setKey' as const), at, key: hostileKey(klass, knownKeys), value: fc.oneof(value, validValue({}, 'name')) });
+  if (klass === 'extra')
+    return fc.record({ op: fc.constant('setKey' as const), at, key: hostileKey(klass, knownKeys), value: fc.oneof(value, validValue({}, 'name')) });
   if (klass === 'prototype' || klass === 'nul' || klass === 'surrogate' || klass === 'long') {
-    return fc.record({ op: fc.constantFrom('replace' as const, 'replace' as const, 'renameKey' as const, 'setKey' as const), at, key: hostileKey(klass, knownKeys), value });
+    return fc.record({
+      op: fc.constantFrom('replace' as const, 'replace' as const, 'renameKey' as const, 'setKey' as const),
+      at,
+      key: hostileKey(klass, knownKeys),
+      value,
+    });
   }
-  return fc.record({ op: fc.constantFrom('replace' as const, 'replace' as const, 'replace' as const, 'setKey' as const), at, key: hostileKey(klass, knownKeys), value });
+  return fc.record({
+    op: fc.constantFrom('replace' as const, 'replace' as const, 'replace' as const, 'setKey' as const),
+    at,
+    key: hostileKey(klass, knownKeys),
+    value,
+  });
 }
 
 /**
@@ -449,8 +477,24 @@ function targetedMutation(klass: HostileClass, knownKeys: string[]): fc.Arbitrar
 /** A random mutation of any class. */
 function anyMutation(knownKeys: string[]): fc.Arbitrary<Mutation> {
   return fc.oneof(
-    { weight: 6, arbitrary: fc.record({ op: fc.constant('replace' as const), at: fc.nat({ max: 1000 }), key: fc.constant(''), value: fc.oneof(anyHostileValue, exponentValue) }) },
-    { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('setKey' as const, 'renameKey' as const), at: fc.nat({ max: 1000 }), key: hostileKey('extra', knownKeys), value: anyHostileValue }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        op: fc.constant('replace' as const),
+        at: fc.nat({ max: 1000 }),
+        key: fc.constant(''),
+        value: fc.oneof(anyHostileValue, exponentValue),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        op: fc.constantFrom('setKey' as const, 'renameKey' as const),
+        at: fc.nat({ max: 1000 }),
+        key: hostileKey('extra', knownKeys),
+        value: anyHostileValue,
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('deleteKey' as const), at: fc.nat({ max: 1000 }), key: fc.constant(''), value: fc.constant(null) }) },
   );
 }
@@ -486,14 +530,29 @@ export interface ResolvedRequest {
   headers?: Record<string, string>;
 }
 
-const CONTENT_TYPES = ['application/json; charset=utf-8', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'application/JSON', 'application/json, text/plain', 'multipart/form-data; boundary=x'];
+const CONTENT_TYPES = [
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/JSON',
+  'application/json, text/plain',
+  'multipart/form-data; boundary=x',
+];
 
 /** A valid path parameter value. */
 function validPathValue(route: Route, name: string): fc.Arbitrary<UrlText> {
-  if (name === 'module_id') return fc.oneof({ weight: 6, arbitrary: fc.nat({ max: 2 }).map((index) => new IdRef('module', index)) }, { weight: 1, arbitrary: fc.constantFrom('HASHMAP', 'unknown') });
+  if (name === 'module_id')
+    return fc.oneof(
+      { weight: 6, arbitrary: fc.nat({ max: 2 }).map((index) => new IdRef('module', index)) },
+      { weight: 1, arbitrary: fc.constantFrom('HASHMAP', 'unknown') },
+    );
   if (name === 'rest') return fc.constantFrom('mappings', 'services', 'x/y');
   const kind = ID_KINDS[name];
-  return kind ? (idValue(kind) as fc.Arbitrary<UrlText>).map((value) => (typeof value === 'string' || value instanceof IdRef ? value : String(value))) : fc.constant('x');
+  return kind
+    ? (idValue(kind) as fc.Arbitrary<UrlText>).map((value) => (typeof value === 'string' || value instanceof IdRef ? value : String(value)))
+    : fc.constant('x');
 }
 
 /** A valid query value for a parameter of this name. */
@@ -509,7 +568,11 @@ function validQueryValue(name: string): fc.Arbitrary<UrlText> {
 /** Query pairs: some of the route's parameters with valid values. */
 function validQuery(route: Route): fc.Arbitrary<[UrlText, UrlText | undefined][]> {
   if (!route.queryParameters.length) return fc.constant([]);
-  return fc.subarray(route.queryParameters, { maxLength: Math.min(4, route.queryParameters.length) }).chain((names) => (names.length ? fc.tuple(...names.map((name) => validQueryValue(name).map((value) => [name, value] as [UrlText, UrlText | undefined]))) : fc.constant([])));
+  return fc
+    .subarray(route.queryParameters, { maxLength: Math.min(4, route.queryParameters.length) })
+    .chain((names) =>
+      names.length ? fc.tuple(...names.map((name) => validQueryValue(name).map((value) => [name, value] as [UrlText, UrlText | undefined]))) : fc.constant([]),
+    );
 }
 
 /** `arbitrary` `present` times out of `present + absent`, else undefined. */
@@ -554,9 +617,15 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
   const knownKeys = schemaKeys(route.body);
   const bodyOf = route.body ? validValue(route.body, 'body') : fc.constant(undefined);
   const pathOf = route.pathParameters.length
-    ? fc.tuple(...route.pathParameters.map((name) => validPathValue(route, name))).map((values) => Object.fromEntries(route.pathParameters.map((name, index) => [name, values[index]])) as Record<string, UrlText>)
+    ? fc
+        .tuple(...route.pathParameters.map((name) => validPathValue(route, name)))
+        .map((values) => Object.fromEntries(route.pathParameters.map((name, index) => [name, values[index]])) as Record<string, UrlText>)
     : fc.constant({});
-  const contentType = fc.oneof({ weight: 20, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) });
+  const contentType = fc.oneof(
+    { weight: 20, arbitrary: fc.constant('application/json') },
+    { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
   const base = fc.record({ path: pathOf, query: validQuery(route), body: bodyOf, contentType });
 
   if (klass) {
@@ -568,12 +637,28 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
     if (klass === 'prototype' || klass === 'long' || klass === 'utf8' || klass === 'surrogate') locations.push('header');
     if (!locations.length) locations.push('query');
     if (options.inBody && route.body) locations.splice(0, locations.length, 'body');
-    const mutations = options.inBody && route.body ? fc.tuple(targetedMutation(klass, knownKeys)) : fc.array(mutationOf(klass, knownKeys), { minLength: 1, maxLength: 2 });
-    return fc.tuple(base, fc.constantFrom(...locations), mutations, hostileUrlText(klass), hostileQueryName(klass, route.queryParameters), fc.nat(), hostileHeaders(klass)).map(
-      ([request, location, mutations, text, queryName, pick, headers]): RequestSpec => {
-        const spec: RequestSpec = { route: routeName(route), method: route.method, ...request, contentType: request.contentType ?? 'application/json', hostile: klass };
+    const mutations =
+      options.inBody && route.body ? fc.tuple(targetedMutation(klass, knownKeys)) : fc.array(mutationOf(klass, knownKeys), { minLength: 1, maxLength: 2 });
+    return fc
+      .tuple(
+        base,
+        fc.constantFrom(...locations),
+        mutations,
+        hostileUrlText(klass),
+        hostileQueryName(klass, route.queryParameters),
+        fc.nat(),
+        hostileHeaders(klass),
+      )
+      .map(([request, location, mutations, text, queryName, pick, headers]): RequestSpec => {
+        const spec: RequestSpec = {
+          route: routeName(route),
+          method: route.method,
+          ...request,
+          contentType: request.contentType ?? 'application/json',
+          hostile: klass,
+        };
         if (location === 'body') {
-          if (klass === 'raw' || request.body === undefined) spec.body = klass === 'raw' ? (mutations[0].value) : mutate(objectOf([]), mutations, klass);
+          if (klass === 'raw' || request.body === undefined) spec.body = klass === 'raw' ? mutations[0].value : mutate(objectOf([]), mutations, klass);
           else spec.body = mutate(request.body, mutations, klass, options.inBody);
         } else if (location === 'path') {
           const name = route.pathParameters[pick % route.pathParameters.length];
@@ -595,20 +680,36 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
           if (name && pick % 3 === 0) spec.path = { ...spec.path, [name]: '' };
         }
         return spec;
-      },
-    );
+      });
   }
 
   const randomQueryPair = fc.tuple(
-    fc.oneof({ weight: 3, arbitrary: route.queryParameters.length ? fc.constantFrom<UrlText>(...route.queryParameters) : fc.constant<UrlText>('service_id') }, { weight: 1, arbitrary: hostileQueryName('extra', route.queryParameters) }),
-    fc.option(fc.oneof(anyHostileValue.filter((value): value is string => typeof value === 'string'), fc.constantFrom(...HOSTILE_CLASSES).chain(hostileUrlText), trickyText, oddDatetime), { nil: undefined }),
+    fc.oneof(
+      { weight: 3, arbitrary: route.queryParameters.length ? fc.constantFrom<UrlText>(...route.queryParameters) : fc.constant<UrlText>('service_id') },
+      { weight: 1, arbitrary: hostileQueryName('extra', route.queryParameters) },
+    ),
+    fc.option(
+      fc.oneof(
+        anyHostileValue.filter((value): value is string => typeof value === 'string'),
+        fc.constantFrom(...HOSTILE_CLASSES).chain(hostileUrlText),
+        trickyText,
+        oddDatetime,
+      ),
+      { nil: undefined },
+    ),
   );
   return fc
     .record({
       request: base,
       // A quarter of the requests are left valid, so writes and quotes succeed too.
-      mutations: fc.oneof({ weight: 1, arbitrary: fc.constant([] as Mutation[]) }, { weight: 3, arbitrary: fc.array(anyMutation(knownKeys), { minLength: 1, maxLength: 3 }) }),
-      extraQuery: fc.oneof({ weight: 3, arbitrary: fc.constant([] as [UrlText, UrlText | undefined][]) }, { weight: 1, arbitrary: fc.array(randomQueryPair, { minLength: 1, maxLength: 3 }) }),
+      mutations: fc.oneof(
+        { weight: 1, arbitrary: fc.constant([] as Mutation[]) },
+        { weight: 3, arbitrary: fc.array(anyMutation(knownKeys), { minLength: 1, maxLength: 3 }) },
+      ),
+      extraQuery: fc.oneof(
+        { weight: 3, arbitrary: fc.constant([] as [UrlText, UrlText | undefined][]) },
+        { weight: 1, arbitrary: fc.array(randomQueryPair, { minLength: 1, maxLength: 3 }) },
+      ),
       pathHostile: sometimes(fc.tuple(fc.nat(), fc.constantFrom(...HOSTILE_CLASSES).chain(hostileUrlText)), 1, 3),
       wholeBody: sometimes(rawBody, 1, 11),
       method: sometimes(fc.constantFrom('PATCH', 'OPTIONS', 'HEAD', 'PUT', 'DELETE', 'POST', 'GET'), 1, 24),
@@ -617,9 +718,11 @@ export function requestArbitrary(route: Route, klass?: HostileClass, options: { 
     .map(({ request, mutations, extraQuery, pathHostile, wholeBody, method, headers }): RequestSpec => {
       const spec: RequestSpec = { route: routeName(route), method: method ?? route.method, ...request, ...(headers ? { headers } : {}) };
       if (wholeBody) spec.body = wholeBody;
-      else if (request.body !== undefined && mutations.length) spec.body = mutate(request.body, mutations, (['exponent', 'prototype', undefined] as const)[mutations[0].at % 3]);
+      else if (request.body !== undefined && mutations.length)
+        spec.body = mutate(request.body, mutations, (['exponent', 'prototype', undefined] as const)[mutations[0].at % 3]);
       spec.query = [...request.query, ...extraQuery];
-      if (pathHostile && route.pathParameters.length) spec.path = { ...request.path, [route.pathParameters[pathHostile[0] % route.pathParameters.length]]: pathHostile[1] };
+      if (pathHostile && route.pathParameters.length)
+        spec.path = { ...request.path, [route.pathParameters[pathHostile[0] % route.pathParameters.length]]: pathHostile[1] };
       return spec;
     });
 }
@@ -646,7 +749,9 @@ function headerText(text: UrlText, resolve: IdResolver): string {
 /** Turns a spec into bytes on the wire: ids resolved, path and query percent-encoded, the body written. */
 export function resolveRequest(route: Route, spec: RequestSpec, resolve: IdResolver): ResolvedRequest {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeUrlText(spec.path[name] ?? '', resolve));
-  const query = spec.query.map(([name, value]) => (value === undefined ? encodeUrlText(name, resolve) : `${encodeUrlText(name, resolve)}=${encodeUrlText(value, resolve)}`)).join('&');
+  const query = spec.query
+    .map(([name, value]) => (value === undefined ? encodeUrlText(name, resolve) : `${encodeUrlText(name, resolve)}=${encodeUrlText(value, resolve)}`))
+    .join('&');
   return {
     method: spec.method,
     url: query ? `${path}?${query}` : path,

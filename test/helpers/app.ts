@@ -50,7 +50,9 @@ export interface TestApp {
  * `databaseUrl` when given; `config` overrides settings (limits); `modules` replaces the registry's
  * list of rating modules (migrated and served as the real server does).
  */
-export async function startTestApp(options: { databaseUrl?: string; sandbox?: ScriptSandbox; config?: Partial<TariffConfig>; modules?: ModuleList } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { databaseUrl?: string; sandbox?: ScriptSandbox; config?: Partial<TariffConfig>; modules?: ModuleList } = {},
+): Promise<TestApp> {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-test-'));
   const scratch = options.databaseUrl ? undefined : await createScratchDatabase(directory);
   const databaseUrl = options.databaseUrl ?? scratch!.url;

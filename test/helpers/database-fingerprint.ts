@@ -13,7 +13,16 @@ import type { PyscriptsTables } from '../../src/rating/pyscripts/tables.js';
 type StoredTables = TariffTables & HashmapTables & PyscriptsTables;
 
 /** The tables a fingerprint covers: the rating tables, module states and the configuration version. */
-export const FINGERPRINT_TABLES = ['hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_mappings', 'hashmap_thresholds', 'pyscripts_scripts', 'modules_state', 'tariff_config_version'] as const satisfies readonly (keyof StoredTables)[];
+export const FINGERPRINT_TABLES = [
+  'hashmap_services',
+  'hashmap_fields',
+  'hashmap_groups',
+  'hashmap_mappings',
+  'hashmap_thresholds',
+  'pyscripts_scripts',
+  'modules_state',
+  'tariff_config_version',
+] as const satisfies readonly (keyof StoredTables)[];
 
 /** Per table: how many rows, and a hash of all of them in key order. */
 export type Fingerprint = Record<(typeof FINGERPRINT_TABLES)[number], { rows: number; hash: string }>;

@@ -76,7 +76,11 @@ function postgresBinaries(): string {
   const configured = process.env.TARIFF_TEST_POSTGRES_BIN;
   if (configured) return configured;
   const base = '/usr/lib/postgresql';
-  const versions = existsSync(base) ? readdirSync(base).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(base)
+    ? readdirSync(base)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   const found = versions.map((version) => join(base, version, 'bin')).find((directory) => existsSync(join(directory, 'initdb')));
   if (!found) throw new Error(`no PostgreSQL server binaries under ${base}; set TARIFF_TEST_POSTGRES_BIN to the directory holding initdb and postgres`);
   return found;
@@ -102,12 +106,30 @@ const POSTGRES: ServerRecipe = {
   systemUser: 'postgres',
   install(dataDirectory, runAs) {
     // --no-sync: the directory is thrown away after the test; the server itself still fsyncs.
-    runSetupCommand(join(postgresBinaries(), 'initdb'), ['-D', dataDirectory, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync'], dataDirectory, runAs);
+    runSetupCommand(
+      join(postgresBinaries(), 'initdb'),
+      ['-D', dataDirectory, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync'],
+      dataDirectory,
+      runAs,
+    );
   },
   command(dataDirectory, port) {
     return {
       program: join(postgresBinaries(), 'postgres'),
-      arguments: ['-D', dataDirectory, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dataDirectory}`, '-c', 'shared_buffers=16MB', '-c', 'logging_collector=off'],
+      arguments: [
+        '-D',
+        dataDirectory,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        `unix_socket_directories=${dataDirectory}`,
+        '-c',
+        'shared_buffers=16MB',
+        '-c',
+        'logging_collector=off',
+      ],
     };
   },
   // SIGINT is PostgreSQL's fast shutdown, SIGQUIT its immediate one (`pg_ctl stop -m fast|immediate`):
@@ -142,7 +164,12 @@ const MARIADB: ServerRecipe = {
     const installer = firstExisting(['/usr/bin/mariadb-install-db', '/usr/bin/mysql_install_db', '/usr/local/bin/mariadb-install-db'], 'mariadb-install-db');
     // `normal` keeps root@localhost/127.0.0.1 without a password, as on the shared server.
     const userArguments = runAs ? ['--user=mysql'] : [];
-    runSetupCommand(installer, ['--no-defaults', `--datadir=${dataDirectory}`, ...userArguments, '--auth-root-authentication-method=normal', '--skip-test-db'], dataDirectory, undefined);
+    runSetupCommand(
+      installer,
+      ['--no-defaults', `--datadir=${dataDirectory}`, ...userArguments, '--auth-root-authentication-method=normal', '--skip-test-db'],
+      dataDirectory,
+      undefined,
+    );
   },
   command(dataDirectory, port, runAs) {
     return {

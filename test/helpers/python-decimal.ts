@@ -55,4 +55,3 @@ export const pythonDecimal = {
     return negative ? `-${text}` : text;
   },
 };
-

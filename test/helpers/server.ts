@@ -44,7 +44,15 @@ export async function startServerProcess(databaseUrl: string, environment: Recor
   const port = environment.TARIFF_PORT ? Number(environment.TARIFF_PORT) : await freePort();
   const child = spawn(process.execPath, [`${ROOT}/bin/tariff.js`, 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, TARIFF_HOST: '127.0.0.1', TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn', TARIFF_SANDBOX_WORKERS: '0', ...environment, TARIFF_PORT: String(port) },
+    env: {
+      ...process.env,
+      TARIFF_HOST: '127.0.0.1',
+      TARIFF_DATABASE_URL: databaseUrl,
+      TARIFF_LOG_LEVEL: 'warn',
+      TARIFF_SANDBOX_WORKERS: '0',
+      ...environment,
+      TARIFF_PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -110,15 +118,25 @@ export async function callServer(server: ServerProcess, method: string, path: st
   });
   const text = await response.text();
   const json = response.headers.get('content-type')?.includes('json');
-  return { status: response.status, headers: response.headers, body: text === '' ? undefined : json ? JSON.parse(text) : text, milliseconds: Date.now() - started };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text === '' ? undefined : json ? JSON.parse(text) : text,
+    milliseconds: Date.now() - started,
+  };
 }
 
 /** Runs `tariff <args>` (e.g. `db upgrade`) on the database and waits; never throws on a non-zero exit. */
 export function runTariff(databaseUrl: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [`${ROOT}/bin/tariff.js`, ...args], { env: { ...process.env, TARIFF_DATABASE_URL: databaseUrl }, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [`${ROOT}/bin/tariff.js`, ...args],
+      { env: { ...process.env, TARIFF_DATABASE_URL: databaseUrl }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

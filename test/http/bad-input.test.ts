@@ -38,15 +38,25 @@ function expectFault(response: TestResponse, status: number, message: RegExp | s
 async function state(): Promise<Record<string, unknown>> {
   const counts: Record<string, unknown> = {};
   for (const table of TABLES) {
-    const row = await t.tables.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    const row = await t.tables
+      .selectFrom(table)
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }
   for (const table of ['hashmap_mappings', 'hashmap_thresholds'] as const) {
-    const row = await t.tables.selectFrom(table).select(sql<number>`count(group_id)`.as('n')).executeTakeFirstOrThrow();
+    const row = await t.tables
+      .selectFrom(table)
+      .select(sql<number>`count(group_id)`.as('n'))
+      .executeTakeFirstOrThrow();
     counts[`${table} with a group`] = Number(row.n);
   }
   for (const table of ['hashmap_mappings', 'pyscripts_scripts'] as const) {
-    const row = await t.tables.selectFrom(table).select(sql<number>`count(*)`.as('n')).where('deleted', 'is', null).executeTakeFirstOrThrow();
+    const row = await t.tables
+      .selectFrom(table)
+      .select(sql<number>`count(*)`.as('n'))
+      .where('deleted', 'is', null)
+      .executeTakeFirstOrThrow();
     counts[`${table} live`] = Number(row.n);
   }
   const fixtures = {
@@ -61,11 +71,7 @@ async function state(): Promise<Record<string, unknown>> {
 }
 
 /** Sends a request that must be refused with a client fault, and checks that nothing changed. */
-async function rejects(
-  send: () => Promise<TestResponse>,
-  status: number,
-  message: RegExp | string,
-): Promise<TestResponse> {
+async function rejects(send: () => Promise<TestResponse>, status: number, message: RegExp | string): Promise<TestResponse> {
   const before = await state();
   const response = await send();
   expectFault(response, status, message);
@@ -99,7 +105,13 @@ const WRITES: WriteEndpoint[] = [
   { label: 'POST field', method: 'POST', url: () => `${H}/fields/`, valid: () => ({ service_id: serviceId, name: 'image' }), argument: 'field_data' },
   { label: 'POST group', method: 'POST', url: () => `${H}/groups/`, valid: () => ({ name: 'volumes' }), argument: 'group_data' },
   { label: 'POST mapping', method: 'POST', url: () => `${H}/mappings/`, valid: () => ({ service_id: serviceId, cost: 2 }), argument: 'mapping_data' },
-  { label: 'POST threshold', method: 'POST', url: () => `${H}/thresholds/`, valid: () => ({ service_id: serviceId, level: '20', cost: 1 }), argument: 'threshold_data' },
+  {
+    label: 'POST threshold',
+    method: 'POST',
+    url: () => `${H}/thresholds/`,
+    valid: () => ({ service_id: serviceId, level: '20', cost: 1 }),
+    argument: 'threshold_data',
+  },
   { label: 'POST script', method: 'POST', url: () => `${P}/scripts/`, valid: () => ({ name: 'other', data: 'b = 2' }), argument: 'script_data' },
   { label: 'PUT mapping', method: 'PUT', url: () => `${H}/mappings/${mapping.mapping_id}`, valid: () => ({ cost: '3' }), argument: 'mapping' },
   { label: 'PUT threshold', method: 'PUT', url: () => `${H}/thresholds/${threshold.threshold_id}`, valid: () => ({ cost: '3' }), argument: 'threshold' },
@@ -127,7 +139,11 @@ describe('a body that is not a JSON object', () => {
 
   it.each(WRITES.map((endpoint) => [endpoint.label, endpoint] as const))('%s: 400 naming the body argument', async (_label, endpoint) => {
     for (const text of NOT_OBJECTS) {
-      await rejects(() => t.request(endpoint.method, endpoint.url(), text), 400, `Invalid input for argument ${endpoint.argument}: the request body must be a JSON object.`);
+      await rejects(
+        () => t.request(endpoint.method, endpoint.url(), text),
+        400,
+        `Invalid input for argument ${endpoint.argument}: the request body must be a JSON object.`,
+      );
     }
   });
 
@@ -146,26 +162,61 @@ describe('a body that is not a JSON object', () => {
 
 describe('wrong JSON types', () => {
   const cases: [string, () => string, () => Record<string, unknown>, RegExp][] = [
-    ['service name: 5', () => `${H}/services/`, () => ({ name: 5 }), /^Invalid input for field\/attribute name\. Value: '5'\. Wrong type\. Expected 'str', got 'int'$/],
+    [
+      'service name: 5',
+      () => `${H}/services/`,
+      () => ({ name: 5 }),
+      /^Invalid input for field\/attribute name\. Value: '5'\. Wrong type\. Expected 'str', got 'int'$/,
+    ],
     ['service name: null', () => `${H}/services/`, () => ({ name: null }), /^Invalid input for field\/attribute name\. Value: 'None'\. Wrong type/],
     ['field service_id: 5', () => `${H}/fields/`, () => ({ service_id: 5, name: 'x' }), /field\/attribute service_id\. Value: '5'\. Wrong type/],
     ['field name: true', () => `${H}/fields/`, () => ({ service_id: serviceId, name: true }), /field\/attribute name\. Value: 'True'\. Wrong type.*got 'bool'/],
     ['group name: []', () => `${H}/groups/`, () => ({ name: [] }), /field\/attribute name\. Value: '\[\]'\. Wrong type.*got 'list'/],
-    ['mapping cost: true', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: true }), /field\/attribute cost\. Value: 'True'\. Wrong type.*got 'bool'/],
+    [
+      'mapping cost: true',
+      () => `${H}/mappings/`,
+      () => ({ service_id: serviceId, cost: true }),
+      /field\/attribute cost\. Value: 'True'\. Wrong type.*got 'bool'/,
+    ],
     ['mapping cost: {}', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: {} }), /field\/attribute cost\. Value: '\{\}'\. Wrong type.*got 'dict'/],
     ['mapping cost: [1]', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: [1] }), /field\/attribute cost\. .*Wrong type.*got 'list'/],
     ['mapping cost: null', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: null }), /field\/attribute cost\. Value: 'None'/],
-    ['mapping value: 3', () => `${H}/mappings/`, () => ({ field_id: fieldId, value: 3, cost: 1 }), /field\/attribute value\. Value: '3'\. Wrong type.*got 'int'/],
-    ['mapping tenant_id: []', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: 1, tenant_id: [] }), /field\/attribute tenant_id\. Value: '\[\]'\. Wrong type/],
+    [
+      'mapping value: 3',
+      () => `${H}/mappings/`,
+      () => ({ field_id: fieldId, value: 3, cost: 1 }),
+      /field\/attribute value\. Value: '3'\. Wrong type.*got 'int'/,
+    ],
+    [
+      'mapping tenant_id: []',
+      () => `${H}/mappings/`,
+      () => ({ service_id: serviceId, cost: 1, tenant_id: [] }),
+      /field\/attribute tenant_id\. Value: '\[\]'\. Wrong type/,
+    ],
     ['mapping name: 5', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: 1, name: 5 }), /field\/attribute name\. Value: '5'\. Wrong type/],
     ['mapping type: 1', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: 1, type: 1 }), /field\/attribute type\. Value: '1'/],
     ['mapping service_id: 7', () => `${H}/mappings/`, () => ({ service_id: 7, cost: 1 }), /field\/attribute service_id\. Value: '7'\. Wrong type/],
     ['mapping group_id: {}', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: 1, group_id: {} }), /field\/attribute group_id\. .*Wrong type/],
-    ['mapping description: 5', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: 1, description: 5 }), /field\/attribute description\. Value: '5'\. Wrong type/],
+    [
+      'mapping description: 5',
+      () => `${H}/mappings/`,
+      () => ({ service_id: serviceId, cost: 1, description: 5 }),
+      /field\/attribute description\. Value: '5'\. Wrong type/,
+    ],
     ['mapping start: 5', () => `${H}/mappings/`, () => ({ service_id: serviceId, cost: 1, start: 5 }), /field\/attribute start\. Value: '5'/],
-    ['threshold level: true', () => `${H}/thresholds/`, () => ({ service_id: serviceId, level: true, cost: 1 }), /field\/attribute level\. Value: 'True'\. Wrong type/],
+    [
+      'threshold level: true',
+      () => `${H}/thresholds/`,
+      () => ({ service_id: serviceId, level: true, cost: 1 }),
+      /field\/attribute level\. Value: 'True'\. Wrong type/,
+    ],
     ['threshold cost: {}', () => `${H}/thresholds/`, () => ({ service_id: serviceId, level: 1, cost: {} }), /field\/attribute cost\. .*Wrong type/],
-    ['threshold tenant_id: []', () => `${H}/thresholds/`, () => ({ service_id: serviceId, level: 1, cost: 1, tenant_id: [] }), /field\/attribute tenant_id\. .*Wrong type/],
+    [
+      'threshold tenant_id: []',
+      () => `${H}/thresholds/`,
+      () => ({ service_id: serviceId, level: 1, cost: 1, tenant_id: [] }),
+      /field\/attribute tenant_id\. .*Wrong type/,
+    ],
     ['script name: 5', () => `${P}/scripts/`, () => ({ name: 5, data: '' }), /field\/attribute name\. Value: '5'\. Wrong type/],
     ['script data: 5', () => `${P}/scripts/`, () => ({ name: 'typed', data: 5 }), /field\/attribute data\. Value: '5'\. Wrong type/],
     ['script description: []', () => `${P}/scripts/`, () => ({ name: 'typed', description: [] }), /field\/attribute description\. .*Wrong type/],
@@ -187,27 +238,55 @@ describe('wrong JSON types', () => {
   });
 
   it('DELETE bodies with wrong types delete nothing', async () => {
-    await rejects(() => t.del(`${H}/groups/`, { group_id: groupId, recursive: 'yes' }), 400, /field\/attribute recursive\. Value: 'yes'\. Wrong type.*Expected 'bool'/);
+    await rejects(
+      () => t.del(`${H}/groups/`, { group_id: groupId, recursive: 'yes' }),
+      400,
+      /field\/attribute recursive\. Value: 'yes'\. Wrong type.*Expected 'bool'/,
+    );
     await rejects(() => t.del(`${H}/mappings/`, { mapping_id: 5 }), 400, /field\/attribute mapping_id\. Value: '5'\. Wrong type/);
     await rejects(() => t.del(`${H}/services/`, { service_id: [serviceId] }), 400, /field\/attribute service_id\. .*Wrong type/);
     await rejects(() => t.del(`${P}/scripts/`, { script_id: {} }), 400, /field\/attribute script_id\. .*Wrong type/);
   });
 
   it('an invalid enum value is named with the allowed values', async () => {
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, type: 'bad' }), 400, "Invalid input for field/attribute type. Value: 'bad'. Value should be one of: flat, rate");
-    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 1, cost: 1, type: 'FLAT' }), 400, "Invalid input for field/attribute type. Value: 'FLAT'. Value should be one of: flat, rate");
-    await rejects(() => t.put(`${H}/thresholds/`, { threshold_id: threshold.threshold_id, type: 'stepped' }), 400, /field\/attribute type\. Value: 'stepped'\. Value should be one of: flat, rate/);
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, type: 'bad' }),
+      400,
+      "Invalid input for field/attribute type. Value: 'bad'. Value should be one of: flat, rate",
+    );
+    await rejects(
+      () => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 1, cost: 1, type: 'FLAT' }),
+      400,
+      "Invalid input for field/attribute type. Value: 'FLAT'. Value should be one of: flat, rate",
+    );
+    await rejects(
+      () => t.put(`${H}/thresholds/`, { threshold_id: threshold.threshold_id, type: 'stepped' }),
+      400,
+      /field\/attribute type\. Value: 'stepped'\. Value should be one of: flat, rate/,
+    );
   });
 });
 
 describe('unknown body attributes', () => {
   it.each(WRITES.map((endpoint) => [endpoint.label, endpoint] as const))('%s: 400 Unknown attribute for argument …: foo', async (_label, endpoint) => {
-    await rejects(() => t.request(endpoint.method, endpoint.url(), { ...endpoint.valid(), foo: 1 }), 400, `Unknown attribute for argument ${endpoint.argument}: foo`);
+    await rejects(
+      () => t.request(endpoint.method, endpoint.url(), { ...endpoint.valid(), foo: 1 }),
+      400,
+      `Unknown attribute for argument ${endpoint.argument}: foo`,
+    );
   });
 
   it('names the unknown attribute, not a known one', async () => {
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, map_type: 'flat' }), 400, 'Unknown attribute for argument mapping_data: map_type');
-    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 1, cost: 1, value: 'x' }), 400, 'Unknown attribute for argument threshold_data: value');
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, map_type: 'flat' }),
+      400,
+      'Unknown attribute for argument mapping_data: map_type',
+    );
+    await rejects(
+      () => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 1, cost: 1, value: 'x' }),
+      400,
+      'Unknown attribute for argument threshold_data: value',
+    );
     await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, force: true }), 400, 'Unknown attribute for argument mapping_data: force');
     await rejects(() => t.del(`${H}/mappings/`, { mapping_id: mapping.mapping_id, cascade: true }), 400, /Unknown attribute for argument .*: cascade/);
   });
@@ -253,12 +332,36 @@ describe('unknown body attributes', () => {
   });
 
   it('an echoed read-only attribute with a different value is refused, naming it', async () => {
-    await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, created_by: 'mallory' }), 400, /field\/attribute created_by\. Value: 'mallory'\. Cannot set read only field\./);
-    await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, created_at: '2001-01-01T00:00:00+00:00' }), 400, /field\/attribute created_at\. .*Cannot set read only field\./);
-    await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, created_at: 'yesterday' }), 400, /^Invalid input for field\/attribute created_at\. Value: 'yesterday'\./);
-    await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, deleted: 'notadate' }), 400, /^Invalid input for field\/attribute deleted\. Value: 'notadate'\./);
-    await rejects(() => t.put(`${P}/scripts/${script.script_id}`, { checksum: 'abc' }), 400, /field\/attribute checksum\. Value: 'abc'\. Cannot set read only field\./);
-    await rejects(() => t.put(`${H}/thresholds/`, { threshold_id: threshold.threshold_id, service_id: UNKNOWN }), 400, /field\/attribute service_id\. .*Cannot set read only field\./);
+    await rejects(
+      () => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, created_by: 'mallory' }),
+      400,
+      /field\/attribute created_by\. Value: 'mallory'\. Cannot set read only field\./,
+    );
+    await rejects(
+      () => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, created_at: '2001-01-01T00:00:00+00:00' }),
+      400,
+      /field\/attribute created_at\. .*Cannot set read only field\./,
+    );
+    await rejects(
+      () => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, created_at: 'yesterday' }),
+      400,
+      /^Invalid input for field\/attribute created_at\. Value: 'yesterday'\./,
+    );
+    await rejects(
+      () => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, deleted: 'notadate' }),
+      400,
+      /^Invalid input for field\/attribute deleted\. Value: 'notadate'\./,
+    );
+    await rejects(
+      () => t.put(`${P}/scripts/${script.script_id}`, { checksum: 'abc' }),
+      400,
+      /field\/attribute checksum\. Value: 'abc'\. Cannot set read only field\./,
+    );
+    await rejects(
+      () => t.put(`${H}/thresholds/`, { threshold_id: threshold.threshold_id, service_id: UNKNOWN }),
+      400,
+      /field\/attribute service_id\. .*Cannot set read only field\./,
+    );
   });
 });
 
@@ -267,7 +370,11 @@ describe('decimals', () => {
 
   it('non-numeric, NaN and infinite costs are refused on mapping and threshold create', async () => {
     for (const cost of NOT_NUMBERS) {
-      await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost }), 400, new RegExp(`^Invalid input for field/attribute cost\\. Value: '${escapeRegExp(cost)}'\\. `));
+      await rejects(
+        () => t.post(`${H}/mappings/`, { service_id: serviceId, cost }),
+        400,
+        new RegExp(`^Invalid input for field/attribute cost\\. Value: '${escapeRegExp(cost)}'\\. `),
+      );
       await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 3, cost }), 400, /^Invalid input for field\/attribute cost\. /);
     }
   });
@@ -279,21 +386,45 @@ describe('decimals', () => {
   });
 
   it('a JSON number too large for a double (1e400) is refused and quoted as Infinity', async () => {
-    await rejects(() => t.post(`${H}/mappings/`, `{"service_id": "${serviceId}", "cost": 1e400}`), 400, /^Invalid input for field\/attribute cost\. Value: 'Infinity'\./);
-    await rejects(() => t.post(`${H}/thresholds/`, `{"service_id": "${serviceId}", "level": -1e400, "cost": 1}`), 400, /^Invalid input for field\/attribute level\. Value: '-Infinity'\./);
+    await rejects(
+      () => t.post(`${H}/mappings/`, `{"service_id": "${serviceId}", "cost": 1e400}`),
+      400,
+      /^Invalid input for field\/attribute cost\. Value: 'Infinity'\./,
+    );
+    await rejects(
+      () => t.post(`${H}/thresholds/`, `{"service_id": "${serviceId}", "level": -1e400, "cost": 1}`),
+      400,
+      /^Invalid input for field\/attribute level\. Value: '-Infinity'\./,
+    );
   });
 
   it('a cost with 13 integer digits is refused (NUMERIC(40,28) holds 12)', async () => {
     for (const cost of ['1234567890123', 1234567890123, '-1234567890123', '1e12', '999999999999.99999999999999999999999999999']) {
-      await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost }), 400, /^Invalid input for field\/attribute cost\. .*Too many integer digits: at most 12\./);
+      await rejects(
+        () => t.post(`${H}/mappings/`, { service_id: serviceId, cost }),
+        400,
+        /^Invalid input for field\/attribute cost\. .*Too many integer digits: at most 12\./,
+      );
     }
-    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 1, cost: '1e15' }), 400, /field\/attribute cost\. .*Too many integer digits/);
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '1e99999999999999999' }), 400, /field\/attribute cost\. .*Too many integer digits/);
+    await rejects(
+      () => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 1, cost: '1e15' }),
+      400,
+      /field\/attribute cost\. .*Too many integer digits/,
+    );
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '1e99999999999999999' }),
+      400,
+      /field\/attribute cost\. .*Too many integer digits/,
+    );
   });
 
   it('a level with 13 integer digits is refused (NUMERIC(20,8) holds 12)', async () => {
     for (const level of ['1234567890123', 1234567890123, '1e13']) {
-      await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level, cost: 1 }), 400, /^Invalid input for field\/attribute level\. .*Too many integer digits: at most 12\./);
+      await rejects(
+        () => t.post(`${H}/thresholds/`, { service_id: serviceId, level, cost: 1 }),
+        400,
+        /^Invalid input for field\/attribute level\. .*Too many integer digits: at most 12\./,
+      );
     }
   });
 
@@ -308,8 +439,16 @@ describe('decimals', () => {
 
   it('over-precise values are refused; extra fraction digits within the precision are rounded half-even (api.md §1)', async () => {
     // More significant digits than NUMERIC(40,28) / NUMERIC(20,8) hold at all: refused, nothing written.
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '12345678901.234567890123456789012345678951', tenant_id: 'precise' }), 400, /^Invalid input for field\/attribute cost\. .*Too many significant digits: at most 40\./);
-    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: '1.000000005000000000001', cost: 1 }), 400, /^Invalid input for field\/attribute level\. .*Too many significant digits: at most 20\./);
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '12345678901.234567890123456789012345678951', tenant_id: 'precise' }),
+      400,
+      /^Invalid input for field\/attribute cost\. .*Too many significant digits: at most 40\./,
+    );
+    await rejects(
+      () => t.post(`${H}/thresholds/`, { service_id: serviceId, level: '1.000000005000000000001', cost: 1 }),
+      400,
+      /^Invalid input for field\/attribute level\. .*Too many significant digits: at most 20\./,
+    );
     // Within the precision, the fraction beyond the scale is rounded half-even.
     const cost = await t.post(`${H}/mappings/`, { service_id: serviceId, cost: '1.234567890123456789012345678951', tenant_id: 'precise' });
     expect(cost.status, cost.text).toBe(201);
@@ -318,18 +457,42 @@ describe('decimals', () => {
     expect(level.status, level.text).toBe(201);
     expect(level.body.level).toBe('1.00000001');
     // 41 significant digits, the excess in the integer part: refused.
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '1234567890123.0000000000000000000000000001' }), 400, /^Invalid input for field\/attribute cost\. .*Too many integer digits: at most 12\./);
-    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: '1234567890123.0000001', cost: 1 }), 400, /^Invalid input for field\/attribute level\. .*Too many integer digits: at most 12\./);
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '1234567890123.0000000000000000000000000001' }),
+      400,
+      /^Invalid input for field\/attribute cost\. .*Too many integer digits: at most 12\./,
+    );
+    await rejects(
+      () => t.post(`${H}/thresholds/`, { service_id: serviceId, level: '1234567890123.0000001', cost: 1 }),
+      400,
+      /^Invalid input for field\/attribute level\. .*Too many integer digits: at most 12\./,
+    );
     // Rounding up may carry into a 13th integer digit: refused, not wrapped.
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '999999999999.99999999999999999999999999995' }), 400, /field\/attribute cost\. .*Too many integer digits/);
-    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: '999999999999.999999995', cost: 1 }), 400, /field\/attribute level\. .*Too many integer digits/);
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: '999999999999.99999999999999999999999999995' }),
+      400,
+      /field\/attribute cost\. .*Too many integer digits/,
+    );
+    await rejects(
+      () => t.post(`${H}/thresholds/`, { service_id: serviceId, level: '999999999999.999999995', cost: 1 }),
+      400,
+      /field\/attribute level\. .*Too many integer digits/,
+    );
   });
 
   it('negative levels are refused; negative costs (discounts) are not', async () => {
     for (const level of [-1, '-0.5', '-0.00000001', '-1e-3']) {
-      await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level, cost: 1 }), 400, /^Invalid input for field\/attribute level\. Value: '-.*'\. Value must not be negative\./);
+      await rejects(
+        () => t.post(`${H}/thresholds/`, { service_id: serviceId, level, cost: 1 }),
+        400,
+        /^Invalid input for field\/attribute level\. Value: '-.*'\. Value must not be negative\./,
+      );
     }
-    await rejects(() => t.put(`${H}/thresholds/`, { threshold_id: threshold.threshold_id, level: '-2' }), 400, /field\/attribute level\. Value: '-2'\. Value must not be negative\./);
+    await rejects(
+      () => t.put(`${H}/thresholds/`, { threshold_id: threshold.threshold_id, level: '-2' }),
+      400,
+      /field\/attribute level\. Value: '-2'\. Value must not be negative\./,
+    );
     const discount = await t.post(`${H}/thresholds/`, { service_id: serviceId, level: 50, cost: '-0.25' });
     expect(discount.status, discount.text).toBe(201);
     expect(discount.body.cost).toBe('-0.2500000000000000000000000000');
@@ -375,7 +538,11 @@ describe('query filters', () => {
       [`${P}/scripts/?is_active=`, 'is_active'],
     ];
     for (const [url, parameter] of cases) {
-      await rejects(() => t.get(url), 400, new RegExp(`^Invalid input for field/attribute ${parameter}\\. Value: '.*'\\. Value should be one of: true, True, 1, false, False, 0$`));
+      await rejects(
+        () => t.get(url),
+        400,
+        new RegExp(`^Invalid input for field/attribute ${parameter}\\. Value: '.*'\\. Value should be one of: true, True, 1, false, False, 0$`),
+      );
     }
   });
 
@@ -399,12 +566,30 @@ describe('query filters', () => {
 });
 
 describe('datetimes in bodies', () => {
-  const INVALID = ['2026-13-45', '2026-02-30', 'notadate', '2026-12-01T25:00', '2026-12-01T10:60', '2026-12-01T10:00:00+25:00', '2026-12-01T10:00:00+02:75', '12/01/2026', '9999-12-31T23:59:59-05:00'];
+  const INVALID = [
+    '2026-13-45',
+    '2026-02-30',
+    'notadate',
+    '2026-12-01T25:00',
+    '2026-12-01T10:60',
+    '2026-12-01T10:00:00+25:00',
+    '2026-12-01T10:00:00+02:75',
+    '12/01/2026',
+    '9999-12-31T23:59:59-05:00',
+  ];
 
   it.each(['start', 'end'])('an invalid %s refuses a mapping or script create, naming the attribute', async (attribute) => {
     for (const value of INVALID) {
-      await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, [attribute]: value }), 400, new RegExp(`^Invalid input for field/attribute ${attribute}\\. Value: '${escapeRegExp(value)}'\\.`));
-      await rejects(() => t.post(`${P}/scripts/`, { name: 'dated', [attribute]: value }), 400, new RegExp(`^Invalid input for field/attribute ${attribute}\\. `));
+      await rejects(
+        () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, [attribute]: value }),
+        400,
+        new RegExp(`^Invalid input for field/attribute ${attribute}\\. Value: '${escapeRegExp(value)}'\\.`),
+      );
+      await rejects(
+        () => t.post(`${P}/scripts/`, { name: 'dated', [attribute]: value }),
+        400,
+        new RegExp(`^Invalid input for field/attribute ${attribute}\\. `),
+      );
     }
   });
 
@@ -413,7 +598,11 @@ describe('datetimes in bodies', () => {
       await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, start: value }), 400, /^Invalid input for field\/attribute start\. /);
       await rejects(() => t.put(`${P}/scripts/${script.script_id}`, { end: value }), 400, /^Invalid input for field\/attribute end\. /);
     }
-    await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, start: null }), 400, /^Invalid input for field\/attribute start\. Value: 'None'\./);
+    await rejects(
+      () => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, start: null }),
+      400,
+      /^Invalid input for field\/attribute start\. Value: 'None'\./,
+    );
   });
 
   it('an end before the start is refused on create and on update', async () => {
@@ -424,13 +613,25 @@ describe('datetimes in bodies', () => {
     const message = `Cannot create a rule with start after end. start=[${startText}] end=[${endText}].`;
     await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, start, end }), 400, message);
     await rejects(() => t.post(`${P}/scripts/`, { name: 'backwards', data: '', start, end }), 400, message);
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, start: '2099-01-02', end: '2099-01-01' }), 400, 'Cannot create a rule with start after end. start=[2099-01-02 00:00:00] end=[2099-01-01 23:59:59].');
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, start: '2099-01-02', end: '2099-01-01' }),
+      400,
+      'Cannot create a rule with start after end. start=[2099-01-02 00:00:00] end=[2099-01-01 23:59:59].',
+    );
     await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, end: daysFromNow(29) }), 400, /^Cannot create a rule with start after end\./);
-    await rejects(() => t.put(`${P}/scripts/${script.script_id}`, { start: daysFromNow(40), end: daysFromNow(35) }), 400, /^Cannot create a rule with start after end\./);
+    await rejects(
+      () => t.put(`${P}/scripts/${script.script_id}`, { start: daysFromNow(40), end: daysFromNow(35) }),
+      400,
+      /^Cannot create a rule with start after end\./,
+    );
   });
 
   it('a start in the past is refused without force', async () => {
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, start: '2020-01-01' }), 400, /^Cannot create a rule with start in the past\. start=\[2020-01-01 00:00:00\] current time=\[/);
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, start: '2020-01-01' }),
+      400,
+      /^Cannot create a rule with start in the past\. start=\[2020-01-01 00:00:00\] current time=\[/,
+    );
     await rejects(() => t.post(`${P}/scripts/`, { name: 'past', start: '2020-01-01T00:00:00Z' }), 400, /^Cannot create a rule with start in the past\./);
   });
 });
@@ -439,21 +640,61 @@ describe('widths and empty names', () => {
   const long = (length: number) => 'x'.repeat(length);
 
   it('names over their column width are refused, naming the attribute and the limit', async () => {
-    await rejects(() => t.post(`${H}/services/`, { name: long(256) }), 400, /^Invalid input for field\/attribute name\. Value: 'x+\.\.\.'\. Value should have a maximum character requirement of 255$/);
-    await rejects(() => t.post(`${H}/fields/`, { service_id: serviceId, name: long(256) }), 400, /field\/attribute name\. .*maximum character requirement of 255/);
+    await rejects(
+      () => t.post(`${H}/services/`, { name: long(256) }),
+      400,
+      /^Invalid input for field\/attribute name\. Value: 'x+\.\.\.'\. Value should have a maximum character requirement of 255$/,
+    );
+    await rejects(
+      () => t.post(`${H}/fields/`, { service_id: serviceId, name: long(256) }),
+      400,
+      /field\/attribute name\. .*maximum character requirement of 255/,
+    );
     await rejects(() => t.post(`${H}/groups/`, { name: long(256) }), 400, /field\/attribute name\. .*maximum character requirement of 255/);
     await rejects(() => t.post(`${P}/scripts/`, { name: long(256) }), 400, /field\/attribute name\. .*maximum character requirement of 255/);
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, name: long(33) }), 400, `Invalid input for field/attribute name. Value: '${long(33)}'. Value should have a maximum character requirement of 32`);
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, name: long(33) }),
+      400,
+      `Invalid input for field/attribute name. Value: '${long(33)}'. Value should have a maximum character requirement of 32`,
+    );
   });
 
   it('descriptions, values and tenants over their width are refused', async () => {
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, description: long(257) }), 400, /field\/attribute description\. .*maximum character requirement of 256/);
-    await rejects(() => t.post(`${P}/scripts/`, { name: 'described', description: long(257) }), 400, /field\/attribute description\. .*maximum character requirement of 256/);
-    await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, description: long(257) }), 400, /field\/attribute description\. .*maximum character requirement of 256/);
-    await rejects(() => t.post(`${H}/mappings/`, { field_id: fieldId, value: long(256), cost: 1 }), 400, /field\/attribute value\. .*maximum character requirement of 255/);
-    await rejects(() => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, value: long(256) }), 400, /field\/attribute value\. .*maximum character requirement of 255/);
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, tenant_id: long(256) }), 400, /field\/attribute tenant_id\. .*maximum character requirement of 255/);
-    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 1, cost: 1, tenant_id: long(256) }), 400, /field\/attribute tenant_id\. .*maximum character requirement of 255/);
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, description: long(257) }),
+      400,
+      /field\/attribute description\. .*maximum character requirement of 256/,
+    );
+    await rejects(
+      () => t.post(`${P}/scripts/`, { name: 'described', description: long(257) }),
+      400,
+      /field\/attribute description\. .*maximum character requirement of 256/,
+    );
+    await rejects(
+      () => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, description: long(257) }),
+      400,
+      /field\/attribute description\. .*maximum character requirement of 256/,
+    );
+    await rejects(
+      () => t.post(`${H}/mappings/`, { field_id: fieldId, value: long(256), cost: 1 }),
+      400,
+      /field\/attribute value\. .*maximum character requirement of 255/,
+    );
+    await rejects(
+      () => t.put(`${H}/mappings/`, { mapping_id: mapping.mapping_id, value: long(256) }),
+      400,
+      /field\/attribute value\. .*maximum character requirement of 255/,
+    );
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, tenant_id: long(256) }),
+      400,
+      /field\/attribute tenant_id\. .*maximum character requirement of 255/,
+    );
+    await rejects(
+      () => t.post(`${H}/thresholds/`, { service_id: serviceId, level: 1, cost: 1, tenant_id: long(256) }),
+      400,
+      /field\/attribute tenant_id\. .*maximum character requirement of 255/,
+    );
   });
 
   it('the widest values that fit are accepted (control)', async () => {
@@ -475,9 +716,21 @@ describe('widths and empty names', () => {
 
   it('missing mandatory attributes are named', async () => {
     await rejects(() => t.post(`${H}/services/`, {}), 400, "Invalid input for field/attribute name. Value: 'None'. Mandatory field missing.");
-    await rejects(() => t.post(`${H}/fields/`, { name: 'nameless' }), 400, "Invalid input for field/attribute service_id. Value: 'None'. Mandatory field missing.");
-    await rejects(() => t.post(`${H}/mappings/`, { service_id: serviceId }), 400, "Invalid input for field/attribute cost. Value: 'None'. Mandatory field missing.");
-    await rejects(() => t.post(`${H}/thresholds/`, { service_id: serviceId, cost: 1 }), 400, "Invalid input for field/attribute level. Value: 'None'. Mandatory field missing.");
+    await rejects(
+      () => t.post(`${H}/fields/`, { name: 'nameless' }),
+      400,
+      "Invalid input for field/attribute service_id. Value: 'None'. Mandatory field missing.",
+    );
+    await rejects(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId }),
+      400,
+      "Invalid input for field/attribute cost. Value: 'None'. Mandatory field missing.",
+    );
+    await rejects(
+      () => t.post(`${H}/thresholds/`, { service_id: serviceId, cost: 1 }),
+      400,
+      "Invalid input for field/attribute level. Value: 'None'. Mandatory field missing.",
+    );
     await rejects(() => t.post(`${P}/scripts/`, { data: 'a = 1' }), 400, "Invalid input for field/attribute name. Value: 'None'. Mandatory field missing.");
   });
 });
@@ -504,11 +757,23 @@ describe('body size and content type', () => {
     const types = ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x'];
     for (const type of types) {
       const bare = type.split(';')[0];
-      await rejects(() => t.post(`${H}/services/`, '{"name": "plain"}', { 'content-type': type }), 415, new RegExp(`Unknown mimetype: ${bare.replace('+', '\\+')}`));
+      await rejects(
+        () => t.post(`${H}/services/`, '{"name": "plain"}', { 'content-type': type }),
+        415,
+        new RegExp(`Unknown mimetype: ${bare.replace('+', '\\+')}`),
+      );
     }
-    await rejects(() => t.post(`${H}/mappings/`, JSON.stringify({ service_id: serviceId, cost: 1 }), { 'content-type': 'text/plain' }), 415, /Unknown mimetype: text\/plain/);
+    await rejects(
+      () => t.post(`${H}/mappings/`, JSON.stringify({ service_id: serviceId, cost: 1 }), { 'content-type': 'text/plain' }),
+      415,
+      /Unknown mimetype: text\/plain/,
+    );
     await rejects(() => t.post(`${P}/scripts/`, JSON.stringify({ name: 'plain' }), { 'content-type': 'text/plain' }), 415, /Unknown mimetype: text\/plain/);
-    await rejects(() => t.put(`${H}/mappings/`, JSON.stringify({ mapping_id: mapping.mapping_id, cost: 9 }), { 'content-type': 'text/plain' }), 415, /Unknown mimetype: text\/plain/);
+    await rejects(
+      () => t.put(`${H}/mappings/`, JSON.stringify({ mapping_id: mapping.mapping_id, cost: 9 }), { 'content-type': 'text/plain' }),
+      415,
+      /Unknown mimetype: text\/plain/,
+    );
     await rejects(() => t.del(`${H}/thresholds/`, 'threshold_id=x'), 400, /^Request is not in valid JSON format/);
   });
 
@@ -560,16 +825,41 @@ describe('routes', () => {
 describe('never a 500', () => {
   it('a battery of odd requests all get 4xx faults or successes, never a server fault', async () => {
     const bodies: unknown[] = [
-      {}, { name: null }, { cost: null }, { service_id: null, field_id: null, cost: 1 }, { service_id: serviceId, field_id: fieldId, cost: 1 },
-      { field_id: fieldId, cost: 1 }, { service_id: serviceId, value: 'x', cost: 1 }, { service_id: UNKNOWN, cost: 1 }, { field_id: 'not-a-uuid', value: 'x', cost: 1 },
-      { service_id: serviceId, cost: 1, group_id: UNKNOWN }, { service_id: serviceId, cost: '1e-99999999999999999' }, { name: '\u0000' }, { name: '😀'.repeat(300) },
-      { a: { b: { c: { d: [[[[[]]]]] } } } }, { level: 1, cost: 1 }, { level: '1', cost: '1', service_id: serviceId, field_id: fieldId },
-      { data: null, name: 'nulldata' }, { name: 'bools', data: 'x', start: true }, { service_id: serviceId, cost: 1, end: '' }, { service_id: serviceId, cost: '   ' },
+      {},
+      { name: null },
+      { cost: null },
+      { service_id: null, field_id: null, cost: 1 },
+      { service_id: serviceId, field_id: fieldId, cost: 1 },
+      { field_id: fieldId, cost: 1 },
+      { service_id: serviceId, value: 'x', cost: 1 },
+      { service_id: UNKNOWN, cost: 1 },
+      { field_id: 'not-a-uuid', value: 'x', cost: 1 },
+      { service_id: serviceId, cost: 1, group_id: UNKNOWN },
+      { service_id: serviceId, cost: '1e-99999999999999999' },
+      { name: '\u0000' },
+      { name: '😀'.repeat(300) },
+      { a: { b: { c: { d: [[[[[]]]]] } } } },
+      { level: 1, cost: 1 },
+      { level: '1', cost: '1', service_id: serviceId, field_id: fieldId },
+      { data: null, name: 'nulldata' },
+      { name: 'bools', data: 'x', start: true },
+      { service_id: serviceId, cost: 1, end: '' },
+      { service_id: serviceId, cost: '   ' },
     ];
     const targets: [string, string][] = [
-      ['POST', `${H}/services/`], ['POST', `${H}/fields/`], ['POST', `${H}/groups/`], ['POST', `${H}/mappings/`], ['POST', `${H}/thresholds/`], ['POST', `${P}/scripts/`],
-      ['PUT', `${H}/mappings/`], ['PUT', `${H}/mappings/${mapping.mapping_id}`], ['PUT', `${H}/thresholds/${threshold.threshold_id}`], ['PUT', `${P}/scripts/${script.script_id}`],
-      ['DELETE', `${H}/mappings/`], ['DELETE', `${H}/groups/`], ['DELETE', `${P}/scripts/`],
+      ['POST', `${H}/services/`],
+      ['POST', `${H}/fields/`],
+      ['POST', `${H}/groups/`],
+      ['POST', `${H}/mappings/`],
+      ['POST', `${H}/thresholds/`],
+      ['POST', `${P}/scripts/`],
+      ['PUT', `${H}/mappings/`],
+      ['PUT', `${H}/mappings/${mapping.mapping_id}`],
+      ['PUT', `${H}/thresholds/${threshold.threshold_id}`],
+      ['PUT', `${P}/scripts/${script.script_id}`],
+      ['DELETE', `${H}/mappings/`],
+      ['DELETE', `${H}/groups/`],
+      ['DELETE', `${P}/scripts/`],
     ];
     const seen: string[] = [];
     for (const [method, url] of targets) {

@@ -138,10 +138,20 @@ describe('bodiless requests with a JSON content type', () => {
   afterAll(() => t.close());
 
   it('GET with Content-Type: application/json and an empty body works', async () => {
-    const response = await t.app.inject({ method: 'GET', url: `${H}/services/`, headers: { 'content-type': 'application/json', 'content-length': '0' }, payload: '' });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `${H}/services/`,
+      headers: { 'content-type': 'application/json', 'content-length': '0' },
+      payload: '',
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ services: [{ service_id: f.service, name: 'compute' }] });
-    const item = await t.app.inject({ method: 'GET', url: `${H}/thresholds/${f.threshold.threshold_id}`, headers: { 'content-type': 'application/json' }, payload: '' });
+    const item = await t.app.inject({
+      method: 'GET',
+      url: `${H}/thresholds/${f.threshold.threshold_id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(item.statusCode).toBe(200);
     expect(item.json()).toEqual(f.threshold);
   });
@@ -153,7 +163,12 @@ describe('bodiless requests with a JSON content type', () => {
   });
 
   it('DELETE without a body works, with or without a JSON content type', async () => {
-    const withType = await t.app.inject({ method: 'DELETE', url: `${P}/scripts/${f.script.script_id}`, headers: { 'content-type': 'application/json' }, payload: '' });
+    const withType = await t.app.inject({
+      method: 'DELETE',
+      url: `${P}/scripts/${f.script.script_id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(withType.statusCode).toBe(204);
     expect(withType.body).toBe('');
     const withoutType = await t.app.inject({ method: 'DELETE', url: `${H}/thresholds/${f.threshold.threshold_id}` });
@@ -203,7 +218,11 @@ describe('query strings', () => {
     expectFault(await t.get(`${P}/scripts/?no_data=TRUE`), 400, `Invalid input for field/attribute no_data. Value: 'TRUE'. ${choices}`);
     expectFault(await t.del(`${H}/groups/${f.group}?recursive=maybe`), 400, `Invalid input for field/attribute recursive. Value: 'maybe'. ${choices}`);
     expect((await t.get(`${H}/groups/${f.group}`)).status).toBe(200);
-    expectFault(await t.post(`${H}/mappings/?force=maybe`, { service_id: f.service, cost: 1 }), 400, `Invalid input for field/attribute force. Value: 'maybe'. ${choices}`);
+    expectFault(
+      await t.post(`${H}/mappings/?force=maybe`, { service_id: f.service, cost: 1 }),
+      400,
+      `Invalid input for field/attribute force. Value: 'maybe'. ${choices}`,
+    );
   });
 
   it('refuses an unknown query parameter on every kind of route', async () => {
@@ -229,7 +248,11 @@ describe('query strings', () => {
     ];
     for (const url of urls) {
       const response = await t.get(url);
-      expect({ url, status: response.status, body: response.body }).toEqual({ url, status: 400, body: { faultcode: 'Client', faultstring: 'Unknown argument: "foo"', debuginfo: null } });
+      expect({ url, status: response.status, body: response.body }).toEqual({
+        url,
+        status: 400,
+        body: { faultcode: 'Client', faultstring: 'Unknown argument: "foo"', debuginfo: null },
+      });
     }
   });
 
@@ -444,7 +467,11 @@ describe('Location and PUT answers', () => {
     const forwarded = await t.post(`${H}/groups/`, { name: 'forwarded' }, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cloud.example.com' });
     expect(forwarded.status).toBe(201);
     expect(forwarded.headers.location).toBe(`https://cloud.example.com${H}/groups/${forwarded.body.group_id}`);
-    const proxies = await t.post(`${H}/groups/`, { name: 'proxies' }, { 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'edge.example.com, inner.example.com' });
+    const proxies = await t.post(
+      `${H}/groups/`,
+      { name: 'proxies' },
+      { 'x-forwarded-proto': 'https, http', 'x-forwarded-host': 'edge.example.com, inner.example.com' },
+    );
     expect(proxies.headers.location).toBe(`https://edge.example.com${H}/groups/${proxies.body.group_id}`);
     const protoOnly = await t.post(`${H}/groups/`, { name: 'proto-only' }, { 'x-forwarded-proto': 'https', host: 'api.example.org' });
     expect(protoOnly.headers.location).toBe(`https://api.example.org${H}/groups/${protoOnly.body.group_id}`);

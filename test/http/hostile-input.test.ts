@@ -24,10 +24,16 @@ let serviceId: string;
 async function fingerprint(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of [...TABLES, 'tariff_config_version'] as const) {
-    const row = await t.tables.selectFrom(table as 'hashmap_services').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    const row = await t.tables
+      .selectFrom(table as 'hashmap_services')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }
-  const version = await t.tables.selectFrom('tariff_config_version' as 'hashmap_services').select(sql<number>`max(version)`.as('v')).executeTakeFirst();
+  const version = await t.tables
+    .selectFrom('tariff_config_version' as 'hashmap_services')
+    .select(sql<number>`max(version)`.as('v'))
+    .executeTakeFirst();
   counts.version = Number(version?.v ?? 0);
   return counts;
 }
@@ -75,12 +81,24 @@ describe('decimals with unbounded exponents (item 1)', () => {
           expectClientFault(v2, 400, /^Invalid input for field\/attribute usage\.volume\.size\[0\]\.vol\.qty\. /);
         }
       }),
-      { seed: SEED, numRuns: 60, examples: [[300000, 1], [100000000, 1], [999999999, 1], [-300000, 1], [99, 9], [-100, 1]] },
+      {
+        seed: SEED,
+        numRuns: 60,
+        examples: [
+          [300000, 1],
+          [100000000, 1],
+          [999999999, 1],
+          [-300000, 1],
+          [99, 9],
+          [-100, 1],
+        ],
+      },
     );
   });
 
   it('compares desc values of any exponent or length with field threshold levels, in linear time', async () => {
-    const quote = async (iops: unknown) => (await t.post('/v2/rating/quote', { usage: { 'volume.size': [{ vol: { qty: '1' }, metadata: { iops } }] } })).body.total;
+    const quote = async (iops: unknown) =>
+      (await t.post('/v2/rating/quote', { usage: { 'volume.size': [{ vol: { qty: '1' }, metadata: { iops } }] } })).body.total;
     expect(await quote('1e300000')).toBe('0.501');
     expect(await quote('1e-300000')).toBe('0.001');
     expect(await quote(`1e${'9'.repeat(300)}`)).toBe('0.501');
@@ -122,26 +140,45 @@ describe('prototype names as caller text (item 2)', () => {
       expect(listed.body.mappings.map((mapping: { cost: string }) => mapping.cost)).toEqual(['2.0000000000000000000000000000']);
       expect((await t.post(`${P}/scripts/`, { name, data: '' })).status).toBe(201);
       expect((await t.post(`${P}/scripts/`, { name, data: '' })).status).toBe(409);
-      expectClientFault(await t.get(`${H}/services/?${encodeURIComponent(name)}=1`), 400, name === '__proto__' ? /^Invalid input in query: a key's name must not be __proto__\.$/ : new RegExp(`^Unknown argument: "${name}"$`));
+      expectClientFault(
+        await t.get(`${H}/services/?${encodeURIComponent(name)}=1`),
+        400,
+        name === '__proto__' ? /^Invalid input in query: a key's name must not be __proto__\.$/ : new RegExp(`^Unknown argument: "${name}"$`),
+      );
     }
   });
 
   it('never fails on generated service names, desc keys and values in quotes', async () => {
     const text = fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES), fc.string({ maxLength: 12 }));
     await fc.assert(
-      fc.asyncProperty(text.filter((name) => name !== '__proto__' && name !== ''), fc.dictionary(text.filter((key) => key !== '__proto__'), fc.oneof(text, fc.double(), fc.boolean(), fc.constant(null))), async (service, desc) => {
-        const v1 = await t.post('/v1/rating/quote', { resources: [{ service, volume: '1', desc }] });
-        expect(v1.status, v1.text).toBe(200);
-        const v2 = await t.post('/v2/rating/quote', { tenant_id: service, usage: { [service]: [{ vol: { qty: 2 }, groupby: desc, metadata: desc }] } });
-        expect(v2.status, v2.text).toBe(200);
-      }),
+      fc.asyncProperty(
+        text.filter((name) => name !== '__proto__' && name !== ''),
+        fc.dictionary(
+          text.filter((key) => key !== '__proto__'),
+          fc.oneof(text, fc.double(), fc.boolean(), fc.constant(null)),
+        ),
+        async (service, desc) => {
+          const v1 = await t.post('/v1/rating/quote', { resources: [{ service, volume: '1', desc }] });
+          expect(v1.status, v1.text).toBe(200);
+          const v2 = await t.post('/v2/rating/quote', { tenant_id: service, usage: { [service]: [{ vol: { qty: 2 }, groupby: desc, metadata: desc }] } });
+          expect(v2.status, v2.text).toBe(200);
+        },
+      ),
       { seed: SEED, numRuns: 80 },
     );
   });
 
   it('refuses __proto__ keys with a 400 naming the place', async () => {
-    await refused(() => t.post(`${H}/services/`, '{"name": "x", "__proto__": {"name": "y"}}'), 400, /^Invalid input in body: a key's name must not be __proto__\.$/);
-    await refused(() => t.post('/v2/rating/quote', '{"usage": {"__proto__": []}}'), 400, /^Invalid input in body\.usage: a key's name must not be __proto__\.$/);
+    await refused(
+      () => t.post(`${H}/services/`, '{"name": "x", "__proto__": {"name": "y"}}'),
+      400,
+      /^Invalid input in body: a key's name must not be __proto__\.$/,
+    );
+    await refused(
+      () => t.post('/v2/rating/quote', '{"usage": {"__proto__": []}}'),
+      400,
+      /^Invalid input in body\.usage: a key's name must not be __proto__\.$/,
+    );
   });
 });
 
@@ -160,10 +197,20 @@ describe('deep nesting (item 3)', () => {
     );
     expect(writes.length).toBeGreaterThan(10);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...writes), fc.integer({ min: 33, max: 10000 }), fc.constantFrom('array', 'object'), fc.boolean(), async (route, depth, kind, wrapped) => {
-        const body = wrapped ? `{"name": ${nested(depth - 1, kind)}}` : nested(depth, kind);
-        await refused(() => t.request(route.method, route.path, body), 400, /^Invalid input in body: JSON nested deeper than 32 levels \(TARIFF_JSON_MAX_DEPTH\)\.$/);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...writes),
+        fc.integer({ min: 33, max: 10000 }),
+        fc.constantFrom('array', 'object'),
+        fc.boolean(),
+        async (route, depth, kind, wrapped) => {
+          const body = wrapped ? `{"name": ${nested(depth - 1, kind)}}` : nested(depth, kind);
+          await refused(
+            () => t.request(route.method, route.path, body),
+            400,
+            /^Invalid input in body: JSON nested deeper than 32 levels \(TARIFF_JSON_MAX_DEPTH\)\.$/,
+          );
+        },
+      ),
       { seed: SEED, numRuns: 60, examples: [[writes[0], 5000, 'array', false]] },
     );
   });
@@ -188,7 +235,11 @@ describe('invalid text (item 4)', () => {
   it('refuses invalid UTF-8 anywhere in a body, storing nothing', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 8 }), invalidUtf8, fc.string({ maxLength: 8 }), async (before, bytes, after) => {
-        const body = Buffer.concat([Buffer.from(`{"name": "${JSON.stringify(before).slice(1, -1)}`), Buffer.from(bytes), Buffer.from(`${JSON.stringify(after).slice(1, -1)}"}`)]);
+        const body = Buffer.concat([
+          Buffer.from(`{"name": "${JSON.stringify(before).slice(1, -1)}`),
+          Buffer.from(bytes),
+          Buffer.from(`${JSON.stringify(after).slice(1, -1)}"}`),
+        ]);
         for (const path of [`${H}/services/`, `${H}/groups/`, `${P}/scripts/`]) {
           await refused(() => t.post(path, body), 400, /^Request body is not valid UTF-8 text\.$/);
         }
@@ -200,11 +251,27 @@ describe('invalid text (item 4)', () => {
   it('refuses lone surrogates in values and keys, and invalid percent-encoding in query strings', async () => {
     const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => `\\u${code.toString(16)}`);
     await fc.assert(
-      fc.asyncProperty(loneSurrogate, fc.string({ maxLength: 6 }).map((text) => JSON.stringify(text).slice(1, -1)), async (surrogate, text) => {
-        await refused(() => t.post(`${H}/groups/`, `{"name": "${text}${surrogate}"}`), 400, /^Invalid input in body\.name: text must not contain a lone surrogate/);
-        await refused(() => t.post(`${H}/mappings/`, `{"service_id": "${serviceId}", "cost": 1, "description": "${surrogate}${text}"}`), 400, /lone surrogate/);
-        await refused(() => t.post('/v2/rating/quote', `{"usage": {"volume.size": [{"vol": {"qty": 1}, "groupby": {"${surrogate}": 1}}]}}`), 400, /^Invalid input in body\.usage\.volume\.size\[0\]\.groupby: a key's text must not contain a lone surrogate/);
-      }),
+      fc.asyncProperty(
+        loneSurrogate,
+        fc.string({ maxLength: 6 }).map((text) => JSON.stringify(text).slice(1, -1)),
+        async (surrogate, text) => {
+          await refused(
+            () => t.post(`${H}/groups/`, `{"name": "${text}${surrogate}"}`),
+            400,
+            /^Invalid input in body\.name: text must not contain a lone surrogate/,
+          );
+          await refused(
+            () => t.post(`${H}/mappings/`, `{"service_id": "${serviceId}", "cost": 1, "description": "${surrogate}${text}"}`),
+            400,
+            /lone surrogate/,
+          );
+          await refused(
+            () => t.post('/v2/rating/quote', `{"usage": {"volume.size": [{"vol": {"qty": 1}, "groupby": {"${surrogate}": 1}}]}}`),
+            400,
+            /^Invalid input in body\.usage\.volume\.size\[0\]\.groupby: a key's text must not contain a lone surrogate/,
+          );
+        },
+      ),
       { seed: SEED, numRuns: 30 },
     );
     // A surrogate pair is fine; its halves apart are not.
@@ -213,8 +280,16 @@ describe('invalid text (item 4)', () => {
     for (const query of ['description=%FF', 'description=%ED%A0%80', '%C0%80=1', 'description=%E2%82']) {
       expectClientFault(await t.get(`${H}/mappings/?service_id=${serviceId}&${query}`), 400, /is not valid percent-encoded UTF-8/);
     }
-    await refused(() => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1 }, { 'x-user-id': Buffer.from([0xc3, 0x28]).toString('latin1') }), 400, /X-User-Id: not valid UTF-8/);
-    const accented = await t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, tenant_id: 'émile' }, { 'x-user-id': Buffer.from('émile', 'utf8').toString('latin1') });
+    await refused(
+      () => t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1 }, { 'x-user-id': Buffer.from([0xc3, 0x28]).toString('latin1') }),
+      400,
+      /X-User-Id: not valid UTF-8/,
+    );
+    const accented = await t.post(
+      `${H}/mappings/`,
+      { service_id: serviceId, cost: 1, tenant_id: 'émile' },
+      { 'x-user-id': Buffer.from('émile', 'utf8').toString('latin1') },
+    );
     expect(accented.body.created_by).toBe('émile');
   });
 });
@@ -286,14 +361,23 @@ describe('over-limit bodies (item 5)', () => {
 
   it('answers a body declared past the drain limit at once, without reading it', async () => {
     const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: `${P}/scripts/`, headers: { 'content-type': 'application/json', 'content-length': String(512 * 1024 * 1024) } }, (answer) => {
-        let body = '';
-        answer.on('data', (chunk) => (body += chunk));
-        answer.on('end', () => {
-          request.destroy();
-          resolve({ status: answer.statusCode ?? 0, body });
-        });
-      });
+      const request = httpRequest(
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: `${P}/scripts/`,
+          headers: { 'content-type': 'application/json', 'content-length': String(512 * 1024 * 1024) },
+        },
+        (answer) => {
+          let body = '';
+          answer.on('data', (chunk) => (body += chunk));
+          answer.on('end', () => {
+            request.destroy();
+            resolve({ status: answer.statusCode ?? 0, body });
+          });
+        },
+      );
       request.on('error', reject);
       request.write('{"name": "x"');
     });

@@ -5,7 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, daysFromNow, startTestApp, type TestApp } from '../helpers/app.js';
-import { expectFault, expectNow, API_DATETIME, createField as createNamedField, createGroup as createNamedGroup, createService as createNamedService } from '../helpers/fixtures.js';
+import {
+  expectFault,
+  expectNow,
+  API_DATETIME,
+  createField as createNamedField,
+  createGroup as createNamedGroup,
+  createService as createNamedService,
+} from '../helpers/fixtures.js';
 
 const MAPPING_KEYS = [
   'cost',
@@ -113,7 +120,15 @@ describe('POST mappings: create', () => {
   it('accepts the body the CLI sends: all seven keys, nulls included, cost as a float', async () => {
     const serviceId = await createService();
     const mapping = await createMapping({ cost: 2.0, value: null, service_id: serviceId, group_id: null, field_id: null, tenant_id: null, type: 'flat' });
-    expect(mapping).toMatchObject({ cost: '2.0000000000000000000000000000', value: null, service_id: serviceId, field_id: null, group_id: null, tenant_id: null, type: 'flat' });
+    expect(mapping).toMatchObject({
+      cost: '2.0000000000000000000000000000',
+      value: null,
+      service_id: serviceId,
+      field_id: null,
+      group_id: null,
+      tenant_id: null,
+      type: 'flat',
+    });
   });
 
   it('stores a JSON number cost by its decimal text: 0.1 is exactly one tenth', async () => {
@@ -136,7 +151,11 @@ describe('POST mappings: create', () => {
 
   it('refuses a missing or non-numeric cost', async () => {
     const serviceId = await createService();
-    expectFault(await t.post(`${H}/mappings/`, { service_id: serviceId }), 400, "Invalid input for field/attribute cost. Value: 'None'. Mandatory field missing.");
+    expectFault(
+      await t.post(`${H}/mappings/`, { service_id: serviceId }),
+      400,
+      "Invalid input for field/attribute cost. Value: 'None'. Mandatory field missing.",
+    );
     expectFault(
       await t.post(`${H}/mappings/`, { service_id: serviceId, cost: 'abc' }),
       400,
@@ -270,7 +289,11 @@ describe('POST mappings: order of checks (api.md §1)', () => {
   });
 
   it('parent rules before existence: two unknown parents get the one-parent error', async () => {
-    expectFault(await t.post(`${H}/mappings/`, { service_id: randomUUID(), field_id: randomUUID(), value: 'v', cost: 1 }), 400, 'You can only specify one parent.');
+    expectFault(
+      await t.post(`${H}/mappings/`, { service_id: randomUUID(), field_id: randomUUID(), value: 'v', cost: 1 }),
+      400,
+      'You can only specify one parent.',
+    );
   });
 
   it('value rules before existence: an unknown field without value gets the value error', async () => {
@@ -442,12 +465,25 @@ describe('GET mappings: list filters (api.md §4)', () => {
     g1 = (await post(`${H}/groups/`, { name: 'g1' })).group_id;
     g2 = (await post(`${H}/groups/`, { name: 'g2' })).group_id;
     // m1: running service mapping of s1, group g1, tenant t1.
-    ids.m1 = (await post(`${H}/mappings/`, { service_id: s1, cost: 1, group_id: g1, tenant_id: 't1', description: 'Flavor 100% Discount' }, 'alice')).mapping_id;
+    ids.m1 = (
+      await post(`${H}/mappings/`, { service_id: s1, cost: 1, group_id: g1, tenant_id: 't1', description: 'Flavor 100% Discount' }, 'alice')
+    ).mapping_id;
     // m2: future, bounded service mapping of s1, no group, no tenant.
-    ids.m2 = (await post(`${H}/mappings/`, { service_id: s1, cost: 2, description: 'plain_rate', start: '2099-01-01T00:00:00', end: '2099-06-01T00:00:00' }, 'bob')).mapping_id;
+    ids.m2 = (
+      await post(`${H}/mappings/`, { service_id: s1, cost: 2, description: 'plain_rate', start: '2099-01-01T00:00:00', end: '2099-06-01T00:00:00' }, 'bob')
+    ).mapping_id;
     // m3: over field mapping (created with force), group g2, tenant t2.
     ids.m3 = (
-      await post(`${H}/mappings/?force=true`, { field_id: f1, value: 'small', cost: 3, group_id: g2, tenant_id: 't2', description: 'OLD rule', start: daysFromNow(-10), end: daysFromNow(-5) })
+      await post(`${H}/mappings/?force=true`, {
+        field_id: f1,
+        value: 'small',
+        cost: 3,
+        group_id: g2,
+        tenant_id: 't2',
+        description: 'OLD rule',
+        start: daysFromNow(-10),
+        end: daysFromNow(-5),
+      })
     ).mapping_id;
     // m4: running field mapping, no group, no tenant, end moved by carol.
     ids.m4 = (await post(`${H}/mappings/`, { field_id: f1, value: 'large', cost: 4, description: 'Large flavor' })).mapping_id;
@@ -457,7 +493,9 @@ describe('GET mappings: list filters (api.md §4)', () => {
     ids.m5 = (await post(`${H}/mappings/`, { service_id: s2, cost: 5, description: 'gone' })).mapping_id;
     expect((await l.request('DELETE', `${H}/mappings/`, { mapping_id: ids.m5 }, { 'x-user-id': 'dave' })).status).toBe(204);
     // m6: future open-ended service mapping of s2, group g1, tenant t1.
-    ids.m6 = (await post(`${H}/mappings/`, { service_id: s2, cost: 6, group_id: g1, tenant_id: 't1', description: 'a_b', start: '2099-03-01T00:00:00' })).mapping_id;
+    ids.m6 = (
+      await post(`${H}/mappings/`, { service_id: s2, cost: 6, group_id: g1, tenant_id: 't1', description: 'a_b', start: '2099-03-01T00:00:00' })
+    ).mapping_id;
   });
   afterAll(() => l.close());
 
@@ -571,7 +609,11 @@ describe('GET mappings: list filters (api.md §4)', () => {
 
   it('refuses all=false without a parent filter, accepts it with one', async () => {
     expectFault(await l.get(`${H}/mappings/?all=false`), 400, 'You must specify either service_uuid, field_uuid or group_uuid.');
-    expectFault(await l.get(`${H}/mappings/?all=False&tenant_id=t1&filter_tenant=True`), 400, 'You must specify either service_uuid, field_uuid or group_uuid.');
+    expectFault(
+      await l.get(`${H}/mappings/?all=False&tenant_id=t1&filter_tenant=True`),
+      400,
+      'You must specify either service_uuid, field_uuid or group_uuid.',
+    );
     expect(await labels(`?all=False&service_id=${s1}`)).toEqual(['m1', 'm2']);
     expect(await labels(`?all=false&field_id=${f1}`)).toEqual(['m3', 'm4']);
     expect(await labels(`?all=false&group_id=${g1}`)).toEqual(['m1', 'm6']);
@@ -605,7 +647,11 @@ describe('GET mappings: list filters (api.md §4)', () => {
   });
 
   it('refuses an invalid boolean and an unknown parameter', async () => {
-    expectFault(await l.get(`${H}/mappings/?deleted=maybe`), 400, "Invalid input for field/attribute deleted. Value: 'maybe'. Value should be one of: true, True, 1, false, False, 0");
+    expectFault(
+      await l.get(`${H}/mappings/?deleted=maybe`),
+      400,
+      "Invalid input for field/attribute deleted. Value: 'maybe'. Value should be one of: true, True, 1, false, False, 0",
+    );
     expectFault(await l.get(`${H}/mappings/?foo=1`), 400, 'Unknown argument: "foo"');
   });
 });

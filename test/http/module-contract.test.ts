@@ -30,7 +30,14 @@ async function setModule(name: string, state: { enabled?: boolean; priority?: nu
 describe('its table', () => {
   it('is migrated with the others, and its migration recorded', async () => {
     const applied = await sql<{ name: string }>`select name from tariff_migration order by name`.execute(t.database.db);
-    expect(applied.rows.map((row) => row.name)).toEqual(['0001_rating_tables', '0002_config_version', '0003_modules_state', '0004_exact_text', 'fixed_fee_0001_fees', 'pyscripts_0001_scripts']);
+    expect(applied.rows.map((row) => row.name)).toEqual([
+      '0001_rating_tables',
+      '0002_config_version',
+      '0003_modules_state',
+      '0004_exact_text',
+      'fixed_fee_0001_fees',
+      'pyscripts_0001_scripts',
+    ]);
     const rows = await sql<{ count: number | string }>`select count(*) as count from fixed_fee_fees`.execute(t.database.db);
     expect(Number(rows.rows[0].count)).toBe(0);
   });
@@ -60,10 +67,22 @@ describe('its state', () => {
     const listed = (await t.get('/v1/rating/modules')).body.modules;
     expect(listed.map((module: { module_id: string }) => module.module_id)).toEqual(['fixed_fee', 'hashmap', 'noop', 'pyscripts']);
     await setModule('fixed_fee', { enabled: true, priority: 7 });
-    expect((await t.get('/v1/rating/modules/fixed_fee')).body).toEqual({ module_id: 'fixed_fee', description: 'Fixed fee per point (test module).', enabled: true, 'hot-config': true, priority: 7 });
+    expect((await t.get('/v1/rating/modules/fixed_fee')).body).toEqual({
+      module_id: 'fixed_fee',
+      description: 'Fixed fee per point (test module).',
+      enabled: true,
+      'hot-config': true,
+      priority: 7,
+    });
     const put = await t.put('/v1/rating/modules/fixed_fee', { module_id: 'fixed_fee', enabled: false, priority: 2 });
     expect(put.status, put.text).toBe(200);
-    expect((await t.get('/v2/rating/modules/fixed_fee')).body).toEqual({ module_id: 'fixed_fee', description: 'Fixed fee per point (test module).', enabled: false, hot_config: true, priority: 2 });
+    expect((await t.get('/v2/rating/modules/fixed_fee')).body).toEqual({
+      module_id: 'fixed_fee',
+      description: 'Fixed fee per point (test module).',
+      enabled: false,
+      hot_config: true,
+      priority: 2,
+    });
     const rows = await t.database.db.selectFrom('modules_state').select(['name', 'priority']).where('name', '=', 'fixed_fee').execute();
     expect(rows).toEqual([{ name: 'fixed_fee', priority: 2 }]);
   });

@@ -17,7 +17,13 @@ const DEFAULT_V1 = [
   { module_id: 'noop', description: 'Dummy test module.', enabled: false, 'hot-config': false, priority: 1 },
   { module_id: 'pyscripts', description: 'PyScripts rating module.', enabled: false, 'hot-config': true, priority: 1 },
 ];
-const DEFAULT_V2 = DEFAULT_V1.map(({ 'hot-config': hotConfig, ...rest }) => ({ module_id: rest.module_id, description: rest.description, enabled: rest.enabled, hot_config: hotConfig, priority: rest.priority }));
+const DEFAULT_V2 = DEFAULT_V1.map(({ 'hot-config': hotConfig, ...rest }) => ({
+  module_id: rest.module_id,
+  description: rest.description,
+  enabled: rest.enabled,
+  hot_config: hotConfig,
+  priority: rest.priority,
+}));
 
 const v1Default = (name: string) => ({ ...DEFAULT_V1.find((module) => module.module_id === name)! });
 
@@ -122,7 +128,11 @@ describe('v1 /v1/rating/modules', () => {
     for (const [priority, message] of cases) {
       expectFault(await t.put(`${M}/hashmap`, { ...v1Default('hashmap'), priority }), 400, message);
     }
-    expectFault(await t.put(`${M}/hashmap`, { enabled: 'yes' }), 400, "Invalid input for field/attribute enabled. Value: 'yes'. Wrong type. Expected 'bool', got 'str'");
+    expectFault(
+      await t.put(`${M}/hashmap`, { enabled: 'yes' }),
+      400,
+      "Invalid input for field/attribute enabled. Value: 'yes'. Wrong type. Expected 'bool', got 'str'",
+    );
     expect(await getV1('hashmap')).toEqual({ ...v1Default('hashmap'), priority: 4 });
   });
 
@@ -139,7 +149,7 @@ describe('v1 /v1/rating/modules', () => {
     }
   });
 
-  it('reload_modules drops the cached rules: a change made behind the server\'s back is seen after it', async () => {
+  it("reload_modules drops the cached rules: a change made behind the server's back is seen after it", async () => {
     const serviceId = await createService(t, 'reload.svc');
     expect((await t.post(`${H}/mappings/`, { service_id: serviceId, cost: '2' })).status).toBe(201);
     expect((await t.put(`${M}/hashmap`, { enabled: true })).status).toBe(200);
@@ -183,7 +193,7 @@ describe('v2 /v2/rating/modules', () => {
     }
   });
 
-  it("answers 404 {\"message\": \"Module 'x' not found\"} for an unknown module, on GET and PUT", async () => {
+  it('answers 404 {"message": "Module \'x\' not found"} for an unknown module, on GET and PUT', async () => {
     for (const response of [await t.get(`${M2}/x`), await t.put(`${M2}/x`, { enabled: true })]) {
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ message: "Module 'x' not found" });
@@ -209,7 +219,15 @@ describe('v2 /v2/rating/modules', () => {
   });
 
   it('refuses a bad body with 400 {"message"} and keeps the state', async () => {
-    for (const body of [{ priority: 0 }, { priority: -1 }, { priority: 'x' }, { priority: 1.5 }, { enabled: 'yes' }, { colour: 'red' }, { enabled: true, module_id: 'hashmap' }]) {
+    for (const body of [
+      { priority: 0 },
+      { priority: -1 },
+      { priority: 'x' },
+      { priority: 1.5 },
+      { enabled: 'yes' },
+      { colour: 'red' },
+      { enabled: true, module_id: 'hashmap' },
+    ]) {
       const response = await t.put(`${M2}/hashmap`, body);
       expect(response.status, `${JSON.stringify(body)} → ${response.text}`).toBe(400);
       expect(Object.keys(response.body)).toEqual(['message']);
@@ -223,7 +241,13 @@ describe('v2 /v2/rating/modules', () => {
 
 describe('module_config/noop', () => {
   it('any method anywhere under it is a 409 `Module is not configurable`', async () => {
-    const urls = ['/v1/rating/module_config/noop', '/v1/rating/module_config/noop/', '/v1/rating/module_config/noop/services', '/v1/rating/module_config/noop/a/b/c?x=1', '/v1/billing/module_config/noop/mappings/'];
+    const urls = [
+      '/v1/rating/module_config/noop',
+      '/v1/rating/module_config/noop/',
+      '/v1/rating/module_config/noop/services',
+      '/v1/rating/module_config/noop/a/b/c?x=1',
+      '/v1/billing/module_config/noop/mappings/',
+    ];
     for (const url of urls) {
       for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) {
         const response = await t.request(method, url, method === 'GET' ? undefined : { name: 'x' });

@@ -77,8 +77,16 @@ describe('persistence across server processes', () => {
     const field = await created(first, `${H}/fields/`, { service_id: service.service_id, name: 'flavor' });
     const group = await created(first, `${H}/groups/`, { name: 'instances' });
     await created(first, `${H}/mappings/`, {
-      field_id: field.field_id, value: 'm1.small', cost: '0.1', type: 'rate', group_id: group.group_id, tenant_id: 'project-a',
-      description: 'small flavor — été', start: daysFromNow(2), end: daysFromNow(40), name: 'small',
+      field_id: field.field_id,
+      value: 'm1.small',
+      cost: '0.1',
+      type: 'rate',
+      group_id: group.group_id,
+      tenant_id: 'project-a',
+      description: 'small flavor — été',
+      start: daysFromNow(2),
+      end: daysFromNow(40),
+      name: 'small',
     });
     await created(first, `${H}/mappings/`, { service_id: service.service_id, cost: -1.25 });
     const doomed = await created(first, `${H}/mappings/`, { field_id: field.field_id, value: 'm1.large', cost: 9 });

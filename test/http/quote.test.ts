@@ -261,8 +261,17 @@ describe('v2 quote: the dataframe', () => {
     };
     const body = await quote({ usage: { compute: POINTS }, explain: true });
     const explain = body.usage.compute.map((p: Record<string, unknown>) => p.explain);
-    const entry = (group: string, rule_id: string, kind: string, type: string, cost: string, amount: string) => ({ module: 'hashmap', group, rule_id, kind, type, cost, amount });
-    const byGroup = (entries: Record<string, string>[]) => [...entries].sort((a, b) => `${a.group} ${a.kind} ${a.rule_id}`.localeCompare(`${b.group} ${b.kind} ${b.rule_id}`));
+    const entry = (group: string, rule_id: string, kind: string, type: string, cost: string, amount: string) => ({
+      module: 'hashmap',
+      group,
+      rule_id,
+      kind,
+      type,
+      cost,
+      amount,
+    });
+    const byGroup = (entries: Record<string, string>[]) =>
+      [...entries].sort((a, b) => `${a.group} ${a.kind} ${a.rule_id}`.localeCompare(`${b.group} ${b.kind} ${b.rule_id}`));
     // P0: 1 (default group) + 1.337 + 0.15 (test_group) = 2.487.
     expect(byGroup(explain[0])).toEqual(
       byGroup([
@@ -306,12 +315,18 @@ describe('v2 quote: the dataframe', () => {
     const flat = await mapping({ service_id: service, cost: '0.001' });
     await threshold({ service_id: service, level: '50', type: 'rate', cost: '0.98' });
     const tenant = await threshold({ service_id: service, level: '50', type: 'rate', cost: '0.97', tenant_id: 'X' });
-    const body = await quote({ usage: { 'volume.size': [{ vol: { unit: 'GiB', qty: '50' } }, { vol: { unit: 'GiB', qty: '20' } }] }, tenant_id: 'X', explain: true });
+    const body = await quote({
+      usage: { 'volume.size': [{ vol: { unit: 'GiB', qty: '50' } }, { vol: { unit: 'GiB', qty: '20' } }] },
+      tenant_id: 'X',
+      explain: true,
+    });
     expect(body.usage['volume.size'][0].explain).toEqual([
       { module: 'hashmap', group: '_DEFAULT_', rule_id: flat, kind: 'service mapping', type: 'flat', cost: '0.001', amount: '0.0485' },
       { module: 'hashmap', group: '_DEFAULT_', rule_id: tenant, kind: 'service threshold', type: 'rate', cost: '0.97', amount: '0.0485' },
     ]);
-    expect(body.usage['volume.size'][1].explain).toEqual([{ module: 'hashmap', group: '_DEFAULT_', rule_id: flat, kind: 'service mapping', type: 'flat', cost: '0.001', amount: '0.02' }]);
+    expect(body.usage['volume.size'][1].explain).toEqual([
+      { module: 'hashmap', group: '_DEFAULT_', rule_id: flat, kind: 'service mapping', type: 'flat', cost: '0.001', amount: '0.02' },
+    ]);
     // A point nothing priced has an empty explanation.
     const nothing = await quote({ usage: { nothing: [point('1')] }, explain: true });
     expect(nothing.usage.nothing[0].explain).toEqual([]);
@@ -324,14 +339,22 @@ describe('v2 quote: the dataframe', () => {
     await mapping({ field_id: c.vcpus, value: '2', cost: '1' });
     await mapping({ field_id: bools, value: 'True', cost: '10', group_id: await createGroup(t, 'bools') });
     await mapping({ field_id: nones, value: 'None', cost: '100', group_id: await createGroup(t, 'nones') });
-    const { prices } = await priced([point('1', { vcpus: 2, public: true, zone: null }), point('1', { vcpus: '2', public: 'true' }), point('1', { vcpus: 2.0 }, { zone: 'None' })]);
+    const { prices } = await priced([
+      point('1', { vcpus: 2, public: true, zone: null }),
+      point('1', { vcpus: '2', public: 'true' }),
+      point('1', { vcpus: 2.0 }, { zone: 'None' }),
+    ]);
     expect(prices).toEqual(['111', '1', '101']);
   });
 
   it('groupby wins over metadata for the same key', async () => {
     const c = await computeService();
     await mapping({ field_id: c.flavor, value: 'm1.nano', cost: '3' });
-    const { prices } = await priced([point('1', { flavor: 'm1.nano' }, { flavor: 'm1.tiny' }), point('1', { flavor: 'm1.tiny' }, { flavor: 'm1.nano' }), point('1', {}, { flavor: 'm1.nano' })]);
+    const { prices } = await priced([
+      point('1', { flavor: 'm1.nano' }, { flavor: 'm1.tiny' }),
+      point('1', { flavor: 'm1.tiny' }, { flavor: 'm1.nano' }),
+      point('1', {}, { flavor: 'm1.nano' }),
+    ]);
     expect(prices).toEqual(['3', '0', '3']);
   });
 
@@ -344,7 +367,11 @@ describe('v2 quote: the dataframe', () => {
       "Invalid input for field/attribute usage.compute[1].vol.qty. Value: 'abc'. Value must be a finite decimal number.",
     );
     for (const qty of ['', 'NaN', 'Infinity', '1,5', '0x10']) {
-      expectFault(await t.post(Q2, { usage: { compute: [point(qty)] } }), 400, `Invalid input for field/attribute usage.compute[0].vol.qty. Value: '${qty}'. Value must be a finite decimal number.`);
+      expectFault(
+        await t.post(Q2, { usage: { compute: [point(qty)] } }),
+        400,
+        `Invalid input for field/attribute usage.compute[0].vol.qty. Value: '${qty}'. Value must be a finite decimal number.`,
+      );
     }
     for (const qty of [true, null, { n: 1 }]) {
       const response = await t.post(Q2, { usage: { compute: [{ vol: { unit: 'x', qty } }] } });
@@ -355,7 +382,11 @@ describe('v2 quote: the dataframe', () => {
     // With hashmap disabled the quantity is still checked.
     await setHashmap(false);
     try {
-      expectFault(await t.post(Q2, { usage: { compute: [point('abc')] } }), 400, "Invalid input for field/attribute usage.compute[0].vol.qty. Value: 'abc'. Value must be a finite decimal number.");
+      expectFault(
+        await t.post(Q2, { usage: { compute: [point('abc')] } }),
+        400,
+        "Invalid input for field/attribute usage.compute[0].vol.qty. Value: 'abc'. Value must be a finite decimal number.",
+      );
     } finally {
       await setHashmap(true);
     }
@@ -414,11 +445,17 @@ describe('v1 quote', () => {
 
   it('a nested {"metadata", "groupby"} desc matches field rules from both parts', async () => {
     await caseB();
-    expect(await quoteV1([{ service: 'compute', volume: '1', desc: { metadata: { image_id: IMAGE_A41 }, groupby: { flavor: 'm1.nano' } } }])).toEqual({ text: '1.4707', value: 1.4707 });
+    expect(await quoteV1([{ service: 'compute', volume: '1', desc: { metadata: { image_id: IMAGE_A41 }, groupby: { flavor: 'm1.nano' } } }])).toEqual({
+      text: '1.4707',
+      value: 1.4707,
+    });
     expect(await quoteV1([{ service: 'compute', volume: '2', desc: { groupby: { flavor: 'm1.tiny' } } }])).toEqual({ text: '2.84', value: 2.84 });
     expect(await quoteV1([{ service: 'compute', volume: '2', desc: { metadata: { flavor: 'm1.tiny' } } }])).toEqual({ text: '2.84', value: 2.84 });
     // groupby wins over metadata.
-    expect(await quoteV1([{ service: 'compute', volume: '1', desc: { metadata: { flavor: 'm1.tiny' }, groupby: { flavor: 'm1.nano' } } }])).toEqual({ text: '1.337', value: 1.337 });
+    expect(await quoteV1([{ service: 'compute', volume: '1', desc: { metadata: { flavor: 'm1.tiny' }, groupby: { flavor: 'm1.nano' } } }])).toEqual({
+      text: '1.337',
+      value: 1.337,
+    });
   });
 
   it('prices a resource without desc, an empty list and unknown services', async () => {
@@ -430,12 +467,20 @@ describe('v1 quote', () => {
   });
 
   it('refuses a non-numeric volume and a malformed body with 400 faults', async () => {
-    for (const body of [{ resources: [{ service: 'compute', volume: 'x' }] }, { resources: [{ service: 'compute' }] }, { resources: [{ service: 'compute', volume: 1, colour: 'red' }] }, {}, { resources: 'all' }]) {
+    for (const body of [
+      { resources: [{ service: 'compute', volume: 'x' }] },
+      { resources: [{ service: 'compute' }] },
+      { resources: [{ service: 'compute', volume: 1, colour: 'red' }] },
+      {},
+      { resources: 'all' },
+    ]) {
       const response = await t.post(Q1, body);
       expect(response.status, `${JSON.stringify(body)} → ${response.text}`).toBe(400);
       expect(response.body.faultcode).toBe('Client');
     }
-    expect((await t.post(Q1, { resources: [{ service: 'compute', volume: 'x' }] })).body.faultstring).toMatch(/resources\[0\]\.volume\. Value: 'x'\. Value must be a finite decimal number/);
+    expect((await t.post(Q1, { resources: [{ service: 'compute', volume: 'x' }] })).body.faultstring).toMatch(
+      /resources\[0\]\.volume\. Value: 'x'\. Value must be a finite decimal number/,
+    );
     expect((await t.post(Q1, { resources: [{ service: 'compute', volume: 1, colour: 'red' }] })).body.faultstring).toMatch(/colour/);
   });
 
@@ -670,7 +715,11 @@ describe('body limits and volume', () => {
   it('the v1 quote accepts a body over 1 MiB too', async () => {
     const service = await createService(t, 'compute');
     await mapping({ service_id: service, cost: '0.001' });
-    const resources = Array.from({ length: 20_000 }, (_, index) => ({ service: 'compute', volume: '1', desc: { id: `resource-${index}`, project_id: 'abcdef0123456789abcdef0123456789' } }));
+    const resources = Array.from({ length: 20_000 }, (_, index) => ({
+      service: 'compute',
+      volume: '1',
+      desc: { id: `resource-${index}`, project_id: 'abcdef0123456789abcdef0123456789' },
+    }));
     expect(JSON.stringify({ resources }).length).toBeGreaterThan(1024 * 1024);
     expect(await quoteV1(resources)).toEqual({ text: '20', value: 20 });
   });
@@ -734,7 +783,7 @@ describe(`two server processes on one ${testDatabaseKind()} database`, () => {
     }
   }
 
-  it('a mapping created through A changes B\'s quote within ~1.5 s', async () => {
+  it("a mapping created through A changes B's quote within ~1.5 s", async () => {
     const usage = { usage: { compute: [point('2', { flavor: 'm1.nano' })] } };
     // Both processes have loaded (and cached) the empty rule set.
     expect(await totalOn(a, usage)).toBe('0');

@@ -86,7 +86,10 @@ describe('POST scripts: create', () => {
   });
 
   it('stores a description, a future start and end, and created_by from X-User-Id', async () => {
-    const script = await createScript({ name: uniqueName(), data: 'a = 1', description: 'Weekend discount', start: '2099-01-01', end: '2099-01-31' }, { user: 'alice' });
+    const script = await createScript(
+      { name: uniqueName(), data: 'a = 1', description: 'Weekend discount', start: '2099-01-01', end: '2099-01-31' },
+      { user: 'alice' },
+    );
     expect(script).toMatchObject({
       description: 'Weekend discount',
       start: '2099-01-01T00:00:00+00:00',
@@ -257,7 +260,9 @@ describe('PUT scripts/{id}: update', () => {
     const end = daysFromNow(-1);
     const response = await t.put(`${P}/scripts/${created.script_id}`, { end });
     expect(response.status).toBe(400);
-    expect(response.body.faultstring).toMatch(new RegExp(`^End date must be in the future\\. end=\\[${messageForm(end)}\\] current time=\\[${MESSAGE_TIME}\\]$`));
+    expect(response.body.faultstring).toMatch(
+      new RegExp(`^End date must be in the future\\. end=\\[${messageForm(end)}\\] current time=\\[${MESSAGE_TIME}\\]$`),
+    );
   });
 
   it('refuses any update of a script that is over', async () => {
@@ -410,6 +415,10 @@ describe('GET scripts: list', () => {
 
   it('refuses unknown parameters and invalid booleans', async () => {
     expectFault(await l.get(`${P}/scripts/?service_id=${randomUUID()}`), 400, 'Unknown argument: "service_id"');
-    expectFault(await l.get(`${P}/scripts/?no_data=yes`), 400, "Invalid input for field/attribute no_data. Value: 'yes'. Value should be one of: true, True, 1, false, False, 0");
+    expectFault(
+      await l.get(`${P}/scripts/?no_data=yes`),
+      400,
+      "Invalid input for field/attribute no_data. Value: 'yes'. Value should be one of: true, True, 1, false, False, 0",
+    );
   });
 });

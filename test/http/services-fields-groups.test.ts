@@ -26,7 +26,10 @@ async function createThreshold(t: TestApp, body: Record<string, unknown>): Promi
   return response.body;
 }
 
-async function countRows(t: TestApp, table: 'hashmap_services' | 'hashmap_fields' | 'hashmap_groups' | 'hashmap_mappings' | 'hashmap_thresholds'): Promise<number> {
+async function countRows(
+  t: TestApp,
+  table: 'hashmap_services' | 'hashmap_fields' | 'hashmap_groups' | 'hashmap_mappings' | 'hashmap_thresholds',
+): Promise<number> {
   const rows = await t.tables.selectFrom(table).select('id').execute();
   return rows.length;
 }
@@ -68,7 +71,7 @@ describe('hashmap services', () => {
     expect(got.body).toEqual({ service_id: id, name: 'upper' });
   });
 
-  it('answers 404 with CloudKitty\'s message for an unknown or non-UUID id', async () => {
+  it("answers 404 with CloudKitty's message for an unknown or non-UUID id", async () => {
     expectFault(await t.get(`${H}/services/${UNKNOWN}`), 404, `No such service: None (UUID: ${UNKNOWN})`);
     expectFault(await t.get(`${H}/services/42`), 404, 'No such service: None (UUID: 42)');
   });
@@ -84,7 +87,7 @@ describe('hashmap services', () => {
     expectFault(await t.post(`${H}/services/`, {}), 400, "Invalid input for field/attribute name. Value: 'None'. Mandatory field missing.");
   });
 
-  it('deletes a service with the id in a JSON body sent to the collection URL (the client\'s form)', async () => {
+  it("deletes a service with the id in a JSON body sent to the collection URL (the client's form)", async () => {
     const id = await createService(t, 'by-body');
     expectNoContent(await t.del(`${H}/services/`, { service_id: id }));
     expectFault(await t.get(`${H}/services/${id}`), 404, `No such service: None (UUID: ${id})`);
@@ -190,7 +193,11 @@ describe('hashmap fields', () => {
   });
 
   it('refuses a non-UUID service_id filter', async () => {
-    expectFault(await t.get(`${H}/fields/?service_id=compute`), 400, "Invalid input for field/attribute service_id. Value: 'compute'. Value is not a valid UUID.");
+    expectFault(
+      await t.get(`${H}/fields/?service_id=compute`),
+      400,
+      "Invalid input for field/attribute service_id. Value: 'compute'. Value is not a valid UUID.",
+    );
   });
 
   it('gets a field; unknown and non-UUID ids are 404 No such field', async () => {
@@ -419,17 +426,14 @@ describe('cascades of service and field deletes', () => {
     expect((await t.get(`${H}/thresholds/${keepThreshold.threshold_id}`)).body).toEqual(keepThreshold);
   });
 
-  it('deleting a field removes its mappings and thresholds, not the service\'s', async () => {
+  it("deleting a field removes its mappings and thresholds, not the service's", async () => {
     const service = await createService(t, 'fielded');
     const doomedField = await createField(t, service, 'doomed');
     const otherField = await createField(t, service, 'other');
     const serviceMapping = await createMapping(t, { service_id: service });
     const serviceThreshold = await createThreshold(t, { service_id: service, level: 1 });
     const otherMapping = await createMapping(t, { field_id: otherField, value: 'x' });
-    const fieldMappings = [
-      await createMapping(t, { field_id: doomedField, value: 'a' }),
-      await createMapping(t, { field_id: doomedField, value: 'b' }),
-    ];
+    const fieldMappings = [await createMapping(t, { field_id: doomedField, value: 'a' }), await createMapping(t, { field_id: doomedField, value: 'b' })];
     const fieldThreshold = await createThreshold(t, { field_id: doomedField, level: 1 });
     const mappingsBefore = await countRows(t, 'hashmap_mappings');
     const thresholdsBefore = await countRows(t, 'hashmap_thresholds');
@@ -468,7 +472,7 @@ describe('group deletes', () => {
     return { group, mapping, threshold, loneMapping };
   }
 
-  it('non-recursive: detaches the group\'s mappings and thresholds (group_id becomes null)', async () => {
+  it("non-recursive: detaches the group's mappings and thresholds (group_id becomes null)", async () => {
     const { group, mapping, threshold, loneMapping } = await groupWithRules('detach');
     const mappingsBefore = await countRows(t, 'hashmap_mappings');
     const thresholdsBefore = await countRows(t, 'hashmap_thresholds');
@@ -492,7 +496,7 @@ describe('group deletes', () => {
     expect((await t.get(`${H}/thresholds/${threshold.threshold_id}`)).body).toEqual({ ...threshold, group_id: null });
   });
 
-  it('recursive: soft-deletes the group\'s mappings (deleted_by from X-User-Id) and deletes its thresholds', async () => {
+  it("recursive: soft-deletes the group's mappings (deleted_by from X-User-Id) and deletes its thresholds", async () => {
     const { group, mapping, threshold, loneMapping } = await groupWithRules('recursive');
     const mappingsBefore = await countRows(t, 'hashmap_mappings');
     const thresholdsBefore = await countRows(t, 'hashmap_thresholds');
@@ -518,7 +522,11 @@ describe('group deletes', () => {
 
     expect(await countRows(t, 'hashmap_mappings')).toBe(mappingsBefore);
     expect(await countRows(t, 'hashmap_thresholds')).toBe(thresholdsBefore - 1);
-    const row = await t.tables.selectFrom('hashmap_mappings').select(['deleted', 'deleted_by']).where('mapping_id', '=', mapping.mapping_id).executeTakeFirstOrThrow();
+    const row = await t.tables
+      .selectFrom('hashmap_mappings')
+      .select(['deleted', 'deleted_by'])
+      .where('mapping_id', '=', mapping.mapping_id)
+      .executeTakeFirstOrThrow();
     expect(row.deleted).not.toBeNull();
     expect(row.deleted_by).toBe('alice');
   });

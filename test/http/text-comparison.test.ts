@@ -60,7 +60,9 @@ describe('names and values compare code point by code point', () => {
     expect((await post(`${H}/mappings/`, { field_id: field, value: 'm1', cost: 3, tenant_id: 't1' })).status).toBe(201);
     expect((await post(`${H}/mappings/`, { field_id: field, value: 'm1', cost: 4, tenant_id: 't1 ' })).status).toBe(201);
     const forTenant = async (tenant: string) =>
-      (await t.get(`${H}/mappings/?field_id=${field}&filter_tenant=true&tenant_id=${encodeURIComponent(tenant)}`)).body.mappings.map((mapping: { cost: string }) => Number(mapping.cost));
+      (await t.get(`${H}/mappings/?field_id=${field}&filter_tenant=true&tenant_id=${encodeURIComponent(tenant)}`)).body.mappings.map(
+        (mapping: { cost: string }) => Number(mapping.cost),
+      );
     expect(await forTenant('t1')).toEqual([3]);
     expect(await forTenant('t1 ')).toEqual([4]);
     expect(await forTenant('T1')).toEqual([]);
@@ -86,7 +88,10 @@ describe('names and values compare code point by code point', () => {
       const response = await t.post(`${H}/mappings/`, { service_id: service, cost: 1, tenant_id: user }, { 'x-user-id': user });
       expect(response.status, response.text).toBe(201);
     }
-    const by = async (user: string) => (await t.get(`${H}/mappings/?service_id=${service}&created_by=${encodeURIComponent(user)}`)).body.mappings.map((mapping: { tenant_id: string }) => mapping.tenant_id);
+    const by = async (user: string) =>
+      (await t.get(`${H}/mappings/?service_id=${service}&created_by=${encodeURIComponent(user)}`)).body.mappings.map(
+        (mapping: { tenant_id: string }) => mapping.tenant_id,
+      );
     expect(await by('ann')).toEqual(['ann']);
     expect(await by('Ann')).toEqual(['Ann']);
     expect(await by('ann ')).toEqual([]);
@@ -171,7 +176,8 @@ describe('the description filter lowercases each code point, the same on every d
   it('scripts follow the same rule', async () => {
     const created = await post(`${P}/scripts/`, { name: 'described', data: '# d\n', description: 'Tarif ÉCOLE' });
     expect(created.status).toBe(201);
-    const names = async (fragment: string) => (await t.get(`${P}/scripts/?no_data=true&description=${encodeURIComponent(fragment)}`)).body.scripts.map((script: { name: string }) => script.name);
+    const names = async (fragment: string) =>
+      (await t.get(`${P}/scripts/?no_data=true&description=${encodeURIComponent(fragment)}`)).body.scripts.map((script: { name: string }) => script.name);
     expect(await names('tarif école')).toEqual(['described']);
     expect(await names('tarif ecole')).toEqual([]);
   });

@@ -66,7 +66,13 @@ describe('threshold create', () => {
   });
 
   it('creates a field threshold with a group and a tenant; type defaults to flat', async () => {
-    const created = await t.post(`${H}/thresholds`, { field_id: field, level: 2.5, cost: '1.5', group_id: group, tenant_id: 'f9c0b1f4a2d34e5e8c1d2b3a4f5e6d7c' });
+    const created = await t.post(`${H}/thresholds`, {
+      field_id: field,
+      level: 2.5,
+      cost: '1.5',
+      group_id: group,
+      tenant_id: 'f9c0b1f4a2d34e5e8c1d2b3a4f5e6d7c',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual(
       threshold({
@@ -100,19 +106,35 @@ describe('threshold create', () => {
   });
 
   it('refuses a negative level', async () => {
-    expectFault(await t.post(`${H}/thresholds/`, { service_id: service, level: -1, cost: 1 }), 400, "Invalid input for field/attribute level. Value: '-1'. Value must not be negative.");
+    expectFault(
+      await t.post(`${H}/thresholds/`, { service_id: service, level: -1, cost: 1 }),
+      400,
+      "Invalid input for field/attribute level. Value: '-1'. Value must not be negative.",
+    );
   });
 
   it('refuses a non-numeric level or cost', async () => {
-    expectFault(await t.post(`${H}/thresholds/`, { service_id: service, level: 'ten', cost: 1 }), 400, "Invalid input for field/attribute level. Value: 'ten'. Value must be a finite decimal number.");
-    expectFault(await t.post(`${H}/thresholds/`, { service_id: service, level: 1, cost: 'NaN' }), 400, "Invalid input for field/attribute cost. Value: 'NaN'. Value must be a finite decimal number.");
+    expectFault(
+      await t.post(`${H}/thresholds/`, { service_id: service, level: 'ten', cost: 1 }),
+      400,
+      "Invalid input for field/attribute level. Value: 'ten'. Value must be a finite decimal number.",
+    );
+    expectFault(
+      await t.post(`${H}/thresholds/`, { service_id: service, level: 1, cost: 'NaN' }),
+      400,
+      "Invalid input for field/attribute cost. Value: 'NaN'. Value must be a finite decimal number.",
+    );
   });
 
   it('refuses two parents, and no parent', async () => {
     const before = await thresholdCount(t);
     expectFault(await t.post(`${H}/thresholds/`, { service_id: service, field_id: field, level: 1, cost: 1 }), 400, 'You can only specify one parent.');
     expectFault(await t.post(`${H}/thresholds/`, { level: 1, cost: 1 }), 400, 'You must specify one parent.');
-    expectFault(await t.post(`${H}/thresholds/`, { level: '1', cost: 1, service_id: null, field_id: null, group_id: null, tenant_id: null, type: 'flat' }), 400, 'You must specify one parent.');
+    expectFault(
+      await t.post(`${H}/thresholds/`, { level: '1', cost: 1, service_id: null, field_id: null, group_id: null, tenant_id: null, type: 'flat' }),
+      400,
+      'You must specify one parent.',
+    );
     expect(await thresholdCount(t)).toBe(before);
   });
 
@@ -124,7 +146,11 @@ describe('threshold create', () => {
   });
 
   it('refuses a missing cost', async () => {
-    expectFault(await t.post(`${H}/thresholds/`, { service_id: service, level: 1 }), 400, "Invalid input for field/attribute cost. Value: 'None'. Mandatory field missing.");
+    expectFault(
+      await t.post(`${H}/thresholds/`, { service_id: service, level: 1 }),
+      400,
+      "Invalid input for field/attribute cost. Value: 'None'. Mandatory field missing.",
+    );
   });
 
   it('refuses an unknown service, field or group with 400 and the No such message', async () => {
@@ -136,11 +162,19 @@ describe('threshold create', () => {
   });
 
   it('refuses a bad type with the list of types', async () => {
-    expectFault(await t.post(`${H}/thresholds/`, { service_id: service, level: 1, cost: 1, type: 'bogus' }), 400, "Invalid input for field/attribute type. Value: 'bogus'. Value should be one of: flat, rate");
+    expectFault(
+      await t.post(`${H}/thresholds/`, { service_id: service, level: 1, cost: 1, type: 'bogus' }),
+      400,
+      "Invalid input for field/attribute type. Value: 'bogus'. Value should be one of: flat, rate",
+    );
   });
 
   it('refuses an unknown attribute', async () => {
-    expectFault(await t.post(`${H}/thresholds/`, { service_id: service, level: 1, cost: 1, value: 'x' }), 400, 'Unknown attribute for argument threshold_data: value');
+    expectFault(
+      await t.post(`${H}/thresholds/`, { service_id: service, level: 1, cost: 1, value: 'x' }),
+      400,
+      'Unknown attribute for argument threshold_data: value',
+    );
   });
 });
 
@@ -273,12 +307,20 @@ describe('threshold list filters', () => {
   });
 
   it('refuses service_id with field_id', async () => {
-    expectFault(await t.get(`${H}/thresholds/?service_id=${service}&field_id=${field}`), 400, 'You can only specify one parent: filter by service_id or by field_id, not both.');
+    expectFault(
+      await t.get(`${H}/thresholds/?service_id=${service}&field_id=${field}`),
+      400,
+      'You can only specify one parent: filter by service_id or by field_id, not both.',
+    );
   });
 
   it('refuses non-UUID uuid filters', async () => {
     for (const name of ['service_id', 'field_id', 'group_id']) {
-      expectFault(await t.get(`${H}/thresholds/?${name}=compute`), 400, `Invalid input for field/attribute ${name}. Value: 'compute'. Value is not a valid UUID.`);
+      expectFault(
+        await t.get(`${H}/thresholds/?${name}=compute`),
+        400,
+        `Invalid input for field/attribute ${name}. Value: 'compute'. Value is not a valid UUID.`,
+      );
     }
   });
 });
@@ -304,7 +346,9 @@ describe('threshold get, update and delete', () => {
     const created = await createThreshold(t, { service_id: service, level: 100, cost: '0.5' });
     const got = await t.get(`${H}/thresholds/${created.threshold_id}`);
     expect(got.status).toBe(200);
-    expect(got.body).toEqual(threshold({ threshold_id: created.threshold_id, level: '100.00000000', cost: '0.5000000000000000000000000000', service_id: service }));
+    expect(got.body).toEqual(
+      threshold({ threshold_id: created.threshold_id, level: '100.00000000', cost: '0.5000000000000000000000000000', service_id: service }),
+    );
     expectFault(await t.get(`${H}/thresholds/${UNKNOWN}`), 404, `No such threshold: ${UNKNOWN}`);
     expectFault(await t.get(`${H}/thresholds/12`), 404, 'No such threshold: 12');
   });
@@ -320,12 +364,18 @@ describe('threshold get, update and delete', () => {
     expect((await t.get(`${H}/thresholds/${created.threshold_id}`)).body).toEqual(expected);
   });
 
-  it('accepts the whole object echoed unchanged, values in the server\'s own spelling', async () => {
+  it("accepts the whole object echoed unchanged, values in the server's own spelling", async () => {
     const created = await createThreshold(t, { field_id: field, level: 7, cost: 2, group_id: group, tenant_id: 'p1' });
     const echoed = await t.put(`${H}/thresholds/`, created);
     expect(echoed.status).toBe(200);
     expect(echoed.body).toEqual(created);
-    const respelled = await t.put(`${H}/thresholds/`, { ...created, level: '7', cost: 2, threshold_id: created.threshold_id.toUpperCase(), field_id: field.toUpperCase() });
+    const respelled = await t.put(`${H}/thresholds/`, {
+      ...created,
+      level: '7',
+      cost: 2,
+      threshold_id: created.threshold_id.toUpperCase(),
+      field_id: field.toUpperCase(),
+    });
     expect(respelled.status).toBe(200);
     expect(respelled.body).toEqual(created);
   });
@@ -420,11 +470,19 @@ describe('threshold get, update and delete', () => {
     expect((await t.get(`${H}/thresholds/${b.threshold_id}`)).body).toEqual(b);
 
     const c = await createThreshold(t, { service_id: service, level: 800 });
-    expectFault(await t.put(`${H}/thresholds/${c.threshold_id}`, { tenant_id: 'p1' }), 409, `Threshold '800.00000000' already exists for service '${service}', tenant: 'p1'`);
+    expectFault(
+      await t.put(`${H}/thresholds/${c.threshold_id}`, { tenant_id: 'p1' }),
+      409,
+      `Threshold '800.00000000' already exists for service '${service}', tenant: 'p1'`,
+    );
     expect((await t.get(`${H}/thresholds/${c.threshold_id}`)).body).toEqual(c);
 
     const d = await createThreshold(t, { service_id: service, level: 800, group_id: group });
-    expectFault(await t.put(`${H}/thresholds/${d.threshold_id}`, { group_id: null }), 409, `Threshold '800.00000000' already exists for service '${service}', tenant: 'None'`);
+    expectFault(
+      await t.put(`${H}/thresholds/${d.threshold_id}`, { group_id: null }),
+      409,
+      `Threshold '800.00000000' already exists for service '${service}', tenant: 'None'`,
+    );
     expect((await t.get(`${H}/thresholds/${d.threshold_id}`)).body).toEqual(d);
   });
 
@@ -451,8 +509,16 @@ describe('threshold get, update and delete', () => {
 
   it('refuses bad values and unknown attributes on update', async () => {
     const created = await createThreshold(t, { service_id: service, level: 900 });
-    expectFault(await t.put(`${H}/thresholds/`, { ...created, level: 'high' }), 400, "Invalid input for field/attribute level. Value: 'high'. Value must be a finite decimal number.");
-    expectFault(await t.put(`${H}/thresholds/`, { ...created, type: 'bogus' }), 400, "Invalid input for field/attribute type. Value: 'bogus'. Value should be one of: flat, rate");
+    expectFault(
+      await t.put(`${H}/thresholds/`, { ...created, level: 'high' }),
+      400,
+      "Invalid input for field/attribute level. Value: 'high'. Value must be a finite decimal number.",
+    );
+    expectFault(
+      await t.put(`${H}/thresholds/`, { ...created, type: 'bogus' }),
+      400,
+      "Invalid input for field/attribute type. Value: 'bogus'. Value should be one of: flat, rate",
+    );
     expectFault(await t.put(`${H}/thresholds/`, { ...created, value: 'x' }), 400, 'Unknown attribute for argument threshold: value');
     expect((await t.get(`${H}/thresholds/${created.threshold_id}`)).body).toEqual(created);
   });

@@ -99,7 +99,11 @@ describe('create: dates', () => {
     const serviceId = await createService();
     const message = 'Cannot create a rule with start after end. start=[2099-02-01 00:00:00] end=[2099-01-01 00:00:00].';
     expectFault(await t.post(`${H}/mappings/`, { service_id: serviceId, cost: 1, start: '2099-02-01T00:00:00', end: '2099-01-01T00:00:00' }), 400, message);
-    expectFault(await t.post(`${H}/mappings/?force=true`, { service_id: serviceId, cost: 1, start: '2099-02-01T00:00:00', end: '2099-01-01T00:00:00' }), 400, message);
+    expectFault(
+      await t.post(`${H}/mappings/?force=true`, { service_id: serviceId, cost: 1, start: '2099-02-01T00:00:00', end: '2099-01-01T00:00:00' }),
+      400,
+      message,
+    );
   });
 
   it('refuses an end before the default start (now)', async () => {
@@ -154,11 +158,22 @@ describe('create: conflicts', () => {
   it('refuses the same key with overlapping bounded intervals (service and field parents)', async () => {
     const serviceId = await createService();
     await createMapping({ service_id: serviceId, cost: 1, start: '2099-01-01T00:00:00', end: '2099-02-01T00:00:00' });
-    expectFault(await t.post(`${H}/mappings/`, { service_id: serviceId, cost: 2, start: '2099-01-15T00:00:00', end: '2099-03-01T00:00:00' }), 409, serviceClash(serviceId));
+    expectFault(
+      await t.post(`${H}/mappings/`, { service_id: serviceId, cost: 2, start: '2099-01-15T00:00:00', end: '2099-03-01T00:00:00' }),
+      409,
+      serviceClash(serviceId),
+    );
     const fieldId = await createField(serviceId);
     await createMapping({ field_id: fieldId, value: 'm1.small', cost: 1, tenant_id: 'proj', start: '2099-01-01T00:00:00', end: '2099-02-01T00:00:00' });
     expectFault(
-      await t.post(`${H}/mappings/`, { field_id: fieldId, value: 'm1.small', cost: 2, tenant_id: 'proj', start: '2098-12-01T00:00:00', end: '2099-01-01T00:00:01' }),
+      await t.post(`${H}/mappings/`, {
+        field_id: fieldId,
+        value: 'm1.small',
+        cost: 2,
+        tenant_id: 'proj',
+        start: '2098-12-01T00:00:00',
+        end: '2099-01-01T00:00:01',
+      }),
       409,
       `Mapping 'm1.small' already exists for field '${fieldId}', tenant: 'proj'`,
     );
@@ -180,7 +195,11 @@ describe('create: conflicts', () => {
   it('refuses a rule that contains an existing one', async () => {
     const serviceId = await createService();
     await createMapping({ service_id: serviceId, cost: 1, start: '2099-03-01T00:00:00', end: '2099-04-01T00:00:00' });
-    expectFault(await t.post(`${H}/mappings/`, { service_id: serviceId, cost: 2, start: '2099-01-01T00:00:00', end: '2099-12-01T00:00:00' }), 409, serviceClash(serviceId));
+    expectFault(
+      await t.post(`${H}/mappings/`, { service_id: serviceId, cost: 2, start: '2099-01-01T00:00:00', end: '2099-12-01T00:00:00' }),
+      409,
+      serviceClash(serviceId),
+    );
   });
 
   it('accepts adjacent intervals [a,b) and [b,c), in either order, and an open rule starting at b', async () => {
@@ -282,7 +301,15 @@ describe('update: a rule not started yet', () => {
     const serviceId = await createService();
     const fieldId = await createField(serviceId);
     const groupId = await createGroup();
-    const created = await createMapping({ field_id: fieldId, value: 'old', cost: 1, type: 'flat', start: '2099-01-01T00:00:00', end: '2099-02-01T00:00:00', description: 'before' });
+    const created = await createMapping({
+      field_id: fieldId,
+      value: 'old',
+      cost: 1,
+      type: 'flat',
+      start: '2099-01-01T00:00:00',
+      end: '2099-02-01T00:00:00',
+      description: 'before',
+    });
     const response = await t.put(`${H}/mappings/`, {
       mapping_id: created.mapping_id,
       cost: '2.5',
@@ -321,7 +348,15 @@ describe('update: a rule not started yet', () => {
 
   it('may set group_id, tenant_id, end and description back to null', async () => {
     const serviceId = await createService();
-    const created = await createMapping({ service_id: serviceId, cost: 1, group_id: await createGroup(), tenant_id: 'p', start: '2099-01-01T00:00:00', end: '2099-02-01T00:00:00', description: 'd' });
+    const created = await createMapping({
+      service_id: serviceId,
+      cost: 1,
+      group_id: await createGroup(),
+      tenant_id: 'p',
+      start: '2099-01-01T00:00:00',
+      end: '2099-02-01T00:00:00',
+      description: 'd',
+    });
     const response = await t.put(`${H}/mappings/${created.mapping_id}`, { group_id: null, tenant_id: null, end: null, description: null });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ group_id: null, tenant_id: null, end: null, description: null });
@@ -329,7 +364,14 @@ describe('update: a rule not started yet', () => {
   });
 
   it('keeps absent attributes (fix: CloudKitty cleared description and end)', async () => {
-    const created = await createMapping({ service_id: await createService(), cost: 1, start: '2099-01-01T00:00:00', end: '2099-02-01T00:00:00', description: 'keep me', tenant_id: 'p' });
+    const created = await createMapping({
+      service_id: await createService(),
+      cost: 1,
+      start: '2099-01-01T00:00:00',
+      end: '2099-02-01T00:00:00',
+      description: 'keep me',
+      tenant_id: 'p',
+    });
     const response = await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, cost: 3 });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ...created, cost: '3.0000000000000000000000000000', updated_by: 'unknown' });
@@ -387,7 +429,13 @@ describe('update: a rule not started yet', () => {
   });
 
   it('does not clash with itself when its own interval changes', async () => {
-    const created = await createMapping({ service_id: await createService(), cost: 1, start: '2099-01-01T00:00:00', end: '2099-02-01T00:00:00', name: `self-${counter}` });
+    const created = await createMapping({
+      service_id: await createService(),
+      cost: 1,
+      start: '2099-01-01T00:00:00',
+      end: '2099-02-01T00:00:00',
+      name: `self-${counter}`,
+    });
     const response = await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, start: '2099-01-15T00:00:00', end: '2099-03-01T00:00:00' });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ start: '2099-01-15T00:00:00+00:00', end: '2099-03-01T00:00:00+00:00', name: created.name });
@@ -400,7 +448,16 @@ describe('update: a running rule', () => {
     const fieldId = await createField(await createService());
     const created = await createMapping({ field_id: fieldId, value: 'v', cost: 1, description: 'd' });
     const message = `You are allowed to update only the attribute [end] as this rule is already running as it started on [${messageForm(created.start)}]`;
-    for (const change of [{ cost: 2 }, { type: 'rate' }, { value: 'w' }, { group_id: groupId }, { tenant_id: 'p' }, { description: 'e' }, { start: daysFromNow(1) }, { cost: 2, end: daysFromNow(5) }]) {
+    for (const change of [
+      { cost: 2 },
+      { type: 'rate' },
+      { value: 'w' },
+      { group_id: groupId },
+      { tenant_id: 'p' },
+      { description: 'e' },
+      { start: daysFromNow(1) },
+      { cost: 2, end: daysFromNow(5) },
+    ]) {
       expectFault(await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, ...change }), 400, message);
     }
     expect(await getMapping(created.mapping_id)).toEqual(created);

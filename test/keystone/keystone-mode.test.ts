@@ -25,7 +25,10 @@ function call(server: ServerProcess, method: string, path: string, token?: strin
 }
 
 function expectFault(answer: Answer, status: number, message: string): void {
-  expect({ status: answer.status, body: answer.body }).toEqual({ status, body: { faultcode: status >= 500 ? 'Server' : 'Client', faultstring: message, debuginfo: null } });
+  expect({ status: answer.status, body: answer.body }).toEqual({
+    status,
+    body: { faultcode: status >= 500 ? 'Server' : 'Client', faultstring: message, debuginfo: null },
+  });
 }
 
 describe('Keystone mode against a real Keystone', () => {
@@ -89,20 +92,40 @@ describe('Keystone mode against a real Keystone', () => {
   it('refuses module configuration to members and readers with 403', async () => {
     for (const user of ['MEMBER', 'READER'] as const) {
       const token = tokens[user];
-      expectFault(await call(server, 'POST', `${H}/services`, token, { name: `by-${user}` }), 403, "Policy doesn't allow rating:module_config to be performed.");
+      expectFault(
+        await call(server, 'POST', `${H}/services`, token, { name: `by-${user}` }),
+        403,
+        "Policy doesn't allow rating:module_config to be performed.",
+      );
       expectFault(await call(server, 'GET', `${H}/services`, token), 403, "Policy doesn't allow rating:module_config to be performed.");
-      expectFault(await call(server, 'POST', `${P}/scripts`, token, { name: 'x', data: '' }), 403, "Policy doesn't allow rating:module_config to be performed.");
-      expectFault(await call(server, 'PUT', '/v1/rating/modules/hashmap', token, { enabled: false }), 403, "Policy doesn't allow rating:update_module to be performed.");
+      expectFault(
+        await call(server, 'POST', `${P}/scripts`, token, { name: 'x', data: '' }),
+        403,
+        "Policy doesn't allow rating:module_config to be performed.",
+      );
+      expectFault(
+        await call(server, 'PUT', '/v1/rating/modules/hashmap', token, { enabled: false }),
+        403,
+        "Policy doesn't allow rating:update_module to be performed.",
+      );
       expectFault(await call(server, 'GET', '/v1/rating/modules', token), 403, "Policy doesn't allow rating:list_modules to be performed.");
-      expectFault(await call(server, 'PUT', '/v2/rating/modules/hashmap', token, { enabled: false }), 403, "Policy doesn't allow v2_rating:update_module to be performed.");
+      expectFault(
+        await call(server, 'PUT', '/v2/rating/modules/hashmap', token, { enabled: false }),
+        403,
+        "Policy doesn't allow v2_rating:update_module to be performed.",
+      );
     }
   });
 
   it('lets everyone with a token quote', async () => {
     for (const user of ['ADMIN', 'MEMBER', 'READER'] as const) {
-      const quote = await call(server, 'POST', '/v1/rating/quote', tokens[user], { resources: [{ service: 'compute', volume: '2', desc: { flavor: 'm1.small' } }] });
+      const quote = await call(server, 'POST', '/v1/rating/quote', tokens[user], {
+        resources: [{ service: 'compute', volume: '2', desc: { flavor: 'm1.small' } }],
+      });
       expect({ user, status: quote.status, body: quote.body }).toEqual({ user, status: 200, body: 1 });
-      const v2 = await call(server, 'POST', '/v2/rating/quote', tokens[user], { usage: { compute: [{ vol: { qty: '1' }, metadata: { flavor: 'm1.small' } }] } });
+      const v2 = await call(server, 'POST', '/v2/rating/quote', tokens[user], {
+        usage: { compute: [{ vol: { qty: '1' }, metadata: { flavor: 'm1.small' } }] },
+      });
       expect(v2.status).toBe(200);
       expect(v2.body.total).toBe('0.5');
     }
@@ -146,7 +169,10 @@ describe('Keystone mode against a real Keystone', () => {
 
   it('answers 503 when Keystone cannot be reached at all', async () => {
     const closedPort = await freePort();
-    const extra = await startServerProcess(`sqlite:${join(directory, 'unreachable.db')}`, keystoneModeEnvironment(keystone, { TARIFF_KEYSTONE_AUTH_URL: `http://127.0.0.1:${closedPort}/v3` }));
+    const extra = await startServerProcess(
+      `sqlite:${join(directory, 'unreachable.db')}`,
+      keystoneModeEnvironment(keystone, { TARIFF_KEYSTONE_AUTH_URL: `http://127.0.0.1:${closedPort}/v3` }),
+    );
     extraServers.push(extra);
     const answer = await call(extra, 'GET', `${H}/services`, tokens.ADMIN);
     expect(answer.status).toBe(503);
@@ -157,12 +183,29 @@ describe('Keystone mode against a real Keystone', () => {
   it('lets the real client work end to end with password authentication', async () => {
     const env = keystone.env;
     const client = (user: KeystoneUser, project: string, ...args: string[]) =>
-      promisify(execFile)('cloudkitty', [
-        '--os-auth-type', 'password', '--os-auth-url', env.KEYSTONE_URL,
-        '--os-username', env[`KEYSTONE_${user}_USER`], '--os-password', env[`KEYSTONE_${user}_PASSWORD`],
-        '--os-project-name', project, '--os-user-domain-name', 'Default', '--os-project-domain-name', 'Default',
-        '--os-region-name', env.KEYSTONE_REGION, ...args,
-      ], { timeout: 60_000 });
+      promisify(execFile)(
+        'cloudkitty',
+        [
+          '--os-auth-type',
+          'password',
+          '--os-auth-url',
+          env.KEYSTONE_URL,
+          '--os-username',
+          env[`KEYSTONE_${user}_USER`],
+          '--os-password',
+          env[`KEYSTONE_${user}_PASSWORD`],
+          '--os-project-name',
+          project,
+          '--os-user-domain-name',
+          'Default',
+          '--os-project-domain-name',
+          'Default',
+          '--os-region-name',
+          env.KEYSTONE_REGION,
+          ...args,
+        ],
+        { timeout: 60_000 },
+      );
     const created = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'create', 'volume', '-f', 'json')).stdout);
     expect(created).toEqual([expect.objectContaining({ Name: 'volume' })]);
     const listed = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'list', '-f', 'json')).stdout);

@@ -31,7 +31,12 @@ export interface Keystone {
 /** Starts Keystone; `tokenExpiration` in seconds; `ratingEndpointUrl` is put in the catalog. */
 export async function startKeystone(options: { tokenExpiration: number; ratingEndpointUrl: string }): Promise<Keystone> {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-keystone-'));
-  const environment = { ...process.env, KEYSTONE_DIR: directory, KEYSTONE_TOKEN_EXPIRATION: String(options.tokenExpiration), RATING_ENDPOINT_URL: options.ratingEndpointUrl };
+  const environment = {
+    ...process.env,
+    KEYSTONE_DIR: directory,
+    KEYSTONE_TOKEN_EXPIRATION: String(options.tokenExpiration),
+    RATING_ENDPOINT_URL: options.ratingEndpointUrl,
+  };
   const stop = async () => {
     await run('bash', [join(HERE, 'stop.sh'), directory], { timeout: 60_000 }).catch(() => undefined);
   };
@@ -62,7 +67,10 @@ export async function startKeystone(options: { tokenExpiration: number; ratingEn
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
           auth: {
-            identity: { methods: ['password'], password: { user: { name: env[`KEYSTONE_${user}_USER`], password: env[`KEYSTONE_${user}_PASSWORD`], domain: { id: 'default' } } } },
+            identity: {
+              methods: ['password'],
+              password: { user: { name: env[`KEYSTONE_${user}_USER`], password: env[`KEYSTONE_${user}_PASSWORD`], domain: { id: 'default' } } },
+            },
             scope: { project: { name: project, domain: { id: 'default' } } },
           },
         }),

@@ -23,7 +23,9 @@ async function quoteWith(source: string): Promise<{ status: number; body: any; m
   const created = await t.post(`${P}/scripts?force=true`, { name: `probe-${counter}`, data: source, start: '2020-01-01' });
   expect(created.status, created.text).toBe(201);
   const started = Date.now();
-  const quoted = await t.post('/v2/rating/quote', { usage: { compute: [{ vol: { unit: 'instance', qty: '1' }, groupby: { flavor: 'm1.nano' }, metadata: {} }] } });
+  const quoted = await t.post('/v2/rating/quote', {
+    usage: { compute: [{ vol: { unit: 'instance', qty: '1' }, groupby: { flavor: 'm1.nano' }, metadata: {} }] },
+  });
   return { status: quoted.status, body: quoted.body, milliseconds: Date.now() - started };
 }
 
@@ -75,7 +77,11 @@ describe('scripts through the API', () => {
     const listed = await t.get(`${P}/scripts`);
     for (const script of listed.body.scripts) await t.del(`${P}/scripts/${script.script_id}`);
     expect((await t.post(`${P}/scripts?force=true`, { name: 'example', data: source, start: '2020-01-01' })).status).toBe(201);
-    const point = (flavor: string, qty: string, extra: Record<string, string> = {}) => ({ vol: { unit: 'instance', qty }, groupby: { flavor, ...extra }, metadata: {} });
+    const point = (flavor: string, qty: string, extra: Record<string, string> = {}) => ({
+      vol: { unit: 'instance', qty },
+      groupby: { flavor, ...extra },
+      metadata: {},
+    });
     const quoted = await t.post('/v2/rating/quote', {
       usage: {
         compute: [point('m1.nano', '1'), point('m1.tiny', '2'), point('m1.nano', '1')],

@@ -53,7 +53,9 @@ describe('a compile check past a limit', () => {
   it('past the time limit: 400 naming the limit and TARIFF_SCRIPT_TIMEOUT_MS', async () => {
     const answer = await timeBound.post(`${P}/scripts`, { name: 'big', data: BIG_SOURCE });
     expect(answer.status, answer.text).toBe(400);
-    expect(answer.body.faultstring).toBe("Script big could not be compiled within the sandbox's limits: compiling took longer than 1 ms (TARIFF_SCRIPT_TIMEOUT_MS).");
+    expect(answer.body.faultstring).toBe(
+      "Script big could not be compiled within the sandbox's limits: compiling took longer than 1 ms (TARIFF_SCRIPT_TIMEOUT_MS).",
+    );
     expect((await timeBound.get(`${P}/scripts`)).body.scripts).toEqual([]);
   });
 });

@@ -23,7 +23,12 @@ afterAll(async () => {
 
 it('runs, reports errors and stops loops from dist/', async () => {
   const output = await sandbox.run(
-    [{ name: 'price', source: "from decimal import Decimal\nfor p in data['usage']['compute']:\n    p['rating']['price'] = p['vol']['qty'] * Decimal('0.1')\n" }],
+    [
+      {
+        name: 'price',
+        source: "from decimal import Decimal\nfor p in data['usage']['compute']:\n    p['rating']['price'] = p['vol']['qty'] * Decimal('0.1')\n",
+      },
+    ],
     frame({ compute: [point('3', {})] }),
   );
   expect(prices(output, 'compute')).toEqual(['0.3']);

@@ -221,7 +221,12 @@ AsyncFunction = _pyodide_core.create_proxy(lambda: 1).constructor.constructor('r
 describe('after all that', () => {
   it('the sandbox still prices', async () => {
     const output = await sandbox.run(
-      [{ name: 'price', source: "from decimal import Decimal\nfor p in data['usage']['compute']:\n    p['rating']['price'] = p['vol']['qty'] * Decimal('0.5')\n" }],
+      [
+        {
+          name: 'price',
+          source: "from decimal import Decimal\nfor p in data['usage']['compute']:\n    p['rating']['price'] = p['vol']['qty'] * Decimal('0.5')\n",
+        },
+      ],
       frame({ compute: [point('3', {})] }),
     );
     expect(prices(output, 'compute')).toEqual(['1.5']);

@@ -79,7 +79,15 @@ describe('time limit', () => {
   it('kills a loop that swallows KeyboardInterrupt, naming the script that was running', async () => {
     await warm();
     const stubborn = 'while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n';
-    const { error, elapsed } = await withLoopProbe(sandbox.run([{ name: 'polite', source: PRICE }, { name: 'stubborn', source: stubborn }], SMALL));
+    const { error, elapsed } = await withLoopProbe(
+      sandbox.run(
+        [
+          { name: 'polite', source: PRICE },
+          { name: 'stubborn', source: stubborn },
+        ],
+        SMALL,
+      ),
+    );
     expect(error).toBeInstanceOf(ScriptTimeoutError);
     expect(error).toMatchObject({ script: 'stubborn' });
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 1000);
@@ -95,7 +103,15 @@ describe('time limit', () => {
 
   it('counts the scripts of a run together', async () => {
     const half = 'import time\nend = time.monotonic() + 0.6\nwhile time.monotonic() < end:\n    pass\n';
-    const error = await rejection(sandbox.run([{ name: 'one', source: half }, { name: 'two', source: half }], SMALL));
+    const error = await rejection(
+      sandbox.run(
+        [
+          { name: 'one', source: half },
+          { name: 'two', source: half },
+        ],
+        SMALL,
+      ),
+    );
     expect(error).toMatchObject({ name: 'ScriptTimeoutError', script: 'two' });
     // Each alone fits.
     await sandbox.run([{ name: 'one', source: half }], SMALL);
@@ -135,7 +151,10 @@ describe('memory limit', () => {
   });
 
   it('allows what fits', async () => {
-    const output = await sandbox.run([{ name: 'fits', source: "x = bytearray(64 * 1024 * 1024)\ndata['usage']['compute'][0]['metadata']['n'] = len(x)\n" }], SMALL);
+    const output = await sandbox.run(
+      [{ name: 'fits', source: "x = bytearray(64 * 1024 * 1024)\ndata['usage']['compute'][0]['metadata']['n'] = len(x)\n" }],
+      SMALL,
+    );
     expect(output.usage.compute[0].metadata?.n).toBe(64 * 1024 * 1024);
   });
 });
@@ -184,9 +203,7 @@ describe('queue', () => {
   it('serves more concurrent runs than workers, in order, while one worker is being replaced', async () => {
     await warm();
     const spinner = rejection(sandbox.run([{ name: 'spinner', source: 'while True:\n    pass\n' }], SMALL));
-    const runs = Array.from({ length: 8 }, (_, i) =>
-      sandbox.run([{ name: 'n', source: `data['usage']['compute'][0]['metadata']['i'] = ${i}\n` }], SMALL),
-    );
+    const runs = Array.from({ length: 8 }, (_, i) => sandbox.run([{ name: 'n', source: `data['usage']['compute'][0]['metadata']['i'] = ${i}\n` }], SMALL));
     const outputs = await Promise.all(runs);
     expect(outputs.map((o) => o.usage.compute[0].metadata?.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(await spinner).toBeInstanceOf(ScriptTimeoutError);

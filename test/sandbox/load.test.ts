@@ -29,13 +29,21 @@ const SLOW_SCRIPT = [
   "for p in data['usage']['compute']:",
   "    p['rating']['price'] = Decimal(1)",
 ].join('\n');
-const BUSY_FAULT = /^The PyScripts sandbox is busy: .+ \((TARIFF_SANDBOX_QUEUE_LENGTH = 4|TARIFF_SANDBOX_QUEUE_WAIT_MS = 3000|TARIFF_SANDBOX_TENANT_RUNS = 3)\); try again in 20 s\.$/;
+const BUSY_FAULT =
+  /^The PyScripts sandbox is busy: .+ \((TARIFF_SANDBOX_QUEUE_LENGTH = 4|TARIFF_SANDBOX_QUEUE_WAIT_MS = 3000|TARIFF_SANDBOX_TENANT_RUNS = 3)\); try again in 20 s\.$/;
 
 let sandbox: ScriptSandbox;
 let t: TestApp;
 
 beforeAll(async () => {
-  sandbox = new ScriptSandbox({ poolSize: POOL_SIZE, spareWorkers: 1, timeoutMs: TIMEOUT_MS, queueLength: QUEUE_LENGTH, queueWaitMs: QUEUE_WAIT_MS, tenantRuns: TENANT_RUNS });
+  sandbox = new ScriptSandbox({
+    poolSize: POOL_SIZE,
+    spareWorkers: 1,
+    timeoutMs: TIMEOUT_MS,
+    queueLength: QUEUE_LENGTH,
+    queueWaitMs: QUEUE_WAIT_MS,
+    tenantRuns: TENANT_RUNS,
+  });
   await sandbox.start();
   // The spare boots after start; the compile check below is to find it loaded.
   const until = performance.now() + 120_000;
@@ -66,7 +74,9 @@ async function timed(call: () => Promise<TestResponse>): Promise<Timed> {
 }
 
 function quote(tenant: string): Promise<Timed> {
-  return timed(() => t.post('/v2/rating/quote', { tenant_id: tenant, usage: { compute: [{ vol: { unit: 'instance', qty: '1' }, groupby: {}, metadata: {} }] } }));
+  return timed(() =>
+    t.post('/v2/rating/quote', { tenant_id: tenant, usage: { compute: [{ vol: { unit: 'instance', qty: '1' }, groupby: {}, metadata: {} }] } }),
+  );
 }
 
 /** Waits until runs are queued in the sandbox (the burst reached it), at most 60 s. */

@@ -16,7 +16,14 @@ const TIMEOUT_MS = 20_000;
 let sandbox: ScriptSandbox;
 
 beforeAll(async () => {
-  sandbox = new ScriptSandbox({ poolSize: 1, spareWorkers: 0, timeoutMs: TIMEOUT_MS, queueLength: QUEUE_LENGTH, tenantRuns: TENANT_RUNS, queueWaitMs: QUEUE_WAIT_MS });
+  sandbox = new ScriptSandbox({
+    poolSize: 1,
+    spareWorkers: 0,
+    timeoutMs: TIMEOUT_MS,
+    queueLength: QUEUE_LENGTH,
+    tenantRuns: TENANT_RUNS,
+    queueWaitMs: QUEUE_WAIT_MS,
+  });
   await sandbox.start();
 }, 120_000);
 
@@ -46,7 +53,12 @@ function settleOrder(promises: Record<string, Promise<unknown>>): Promise<string
 describe('queue bounds', () => {
   it('refuses runs past the queue length at once, with the reason and a retry delay', async () => {
     const before = sandbox.stats().refused;
-    const runs = Array.from({ length: QUEUE_LENGTH + 3 }, (_, i) => labelled(String(i), `tenant-${i}`).then((label) => ({ label }), (error: Error) => ({ error })));
+    const runs = Array.from({ length: QUEUE_LENGTH + 3 }, (_, i) =>
+      labelled(String(i), `tenant-${i}`).then(
+        (label) => ({ label }),
+        (error: Error) => ({ error }),
+      ),
+    );
     // One run on the worker, QUEUE_LENGTH waiting, the rest refused before anything ran.
     expect(sandbox.stats()).toMatchObject({ running: 1, queued: QUEUE_LENGTH, refused: before + 2 });
     const results = await Promise.all(runs);

@@ -77,7 +77,9 @@ describe('a script that breaks the harness', () => {
   it('other harness breaks name what was replaced too', async () => {
     await bothLoaded();
     const error = await rejection(sandbox.run([{ name: 'isinstance', source: 'import builtins\nbuiltins.isinstance = lambda *args: 1 / 0\n' }], SMALL));
-    expect(error.message).toMatch(/^Script isinstance crashed the sandbox: the script replaced builtins\.isinstance, which the sandbox relies on \(ZeroDivisionError: /);
+    expect(error.message).toMatch(
+      /^Script isinstance crashed the sandbox: the script replaced builtins\.isinstance, which the sandbox relies on \(ZeroDivisionError: /,
+    );
   });
 });
 

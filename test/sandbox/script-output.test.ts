@@ -53,7 +53,16 @@ describe('decimals a script leaves', () => {
           );
         }
       }),
-      { seed: 1124, numRuns: 12, examples: [[300_000, 'price'], [-300_000, 'qty'], [99, 'price'], [100, 'price']] },
+      {
+        seed: 1124,
+        numRuns: 12,
+        examples: [
+          [300_000, 'price'],
+          [-300_000, 'qty'],
+          [99, 'price'],
+          [100, 'price'],
+        ],
+      },
     );
   });
 });

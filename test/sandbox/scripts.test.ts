@@ -76,12 +76,24 @@ data['usage']['compute'][0]['metadata']['seen_by'].append('b')
 data['usage']['compute'][0]['metadata']['b_sees_secret'] = 'secret' in globals()
 data['usage']['compute'][0]['rating']['price'] *= 2
 `;
-    const output = await sandbox.run([{ name: 'a', source: a }, { name: 'b', source: b }], SMALL);
+    const output = await sandbox.run(
+      [
+        { name: 'a', source: a },
+        { name: 'b', source: b },
+      ],
+      SMALL,
+    );
     const result = output.usage.compute[0];
     expect(result.metadata).toEqual({ seen_by: ['a', 'b'], b_sees_secret: false });
     expect(result.rating.price).toBe('3.0');
     // The other order gives another result: they really run in the order given.
-    const reversed = await sandbox.run([{ name: 'b', source: b.replace("['seen_by'].append('b')", "['seen_by'] = ['b']") }, { name: 'a', source: a }], SMALL);
+    const reversed = await sandbox.run(
+      [
+        { name: 'b', source: b.replace("['seen_by'].append('b')", "['seen_by'] = ['b']") },
+        { name: 'a', source: a },
+      ],
+      SMALL,
+    );
     expect(reversed.usage.compute[0].metadata?.seen_by).toEqual(['a']);
     expect(reversed.usage.compute[0].rating.price).toBe('1.5');
   });
@@ -96,7 +108,11 @@ data = {'period': {'begin': datetime.datetime(2026, 2, 1, 1, tzinfo=datetime.tim
     const output = await sandbox.run([{ name: 'replace', source }], SMALL);
     expect(output).toEqual({
       period: { begin: '2026-02-01T00:00:00+00:00', end: '2026-02-02T00:00:00+00:00' },
-      usage: { storage: [{ vol: { unit: 'GiB', qty: '10' }, rating: { price: '0.1' }, groupby: { n: 1.5 }, metadata: { when: '2026-01-01T00:00:00+00:00', d: '0.10' } }] },
+      usage: {
+        storage: [
+          { vol: { unit: 'GiB', qty: '10' }, rating: { price: '0.1' }, groupby: { n: 1.5 }, metadata: { when: '2026-01-01T00:00:00+00:00', d: '0.10' } },
+        ],
+      },
     });
   });
 
@@ -156,7 +172,15 @@ describe('compile', () => {
 describe('script failures', () => {
   it('names the script, the exception and its line', async () => {
     const source = 'x = 1\n\ndef f(d):\n    return d[0] / 0\n\nf([1])\n';
-    const error = await rejection(sandbox.run([{ name: 'first', source: 'pass' }, { name: 'divider', source }], SMALL));
+    const error = await rejection(
+      sandbox.run(
+        [
+          { name: 'first', source: 'pass' },
+          { name: 'divider', source },
+        ],
+        SMALL,
+      ),
+    );
     expect(error).toBeInstanceOf(ScriptError);
     expect(error).toMatchObject({ script: 'divider', exception: 'ZeroDivisionError', line: 4 });
     expect(error.message).toBe('Script divider failed: ZeroDivisionError: division by zero (line 4)');
@@ -179,7 +203,15 @@ describe('script failures', () => {
       ["m = data['usage']['compute'][0]['metadata']\nm['self'] = m", /nested too deeply/],
     ];
     for (const [source, detail] of cases) {
-      const error = await rejection(sandbox.run([{ name: 'leaver', source }, { name: 'never', source: 'raise Exception("ran")' }], SMALL));
+      const error = await rejection(
+        sandbox.run(
+          [
+            { name: 'leaver', source },
+            { name: 'never', source: 'raise Exception("ran")' },
+          ],
+          SMALL,
+        ),
+      );
       expect(error, source).toBeInstanceOf(ScriptError);
       expect(error, source).toMatchObject({ script: 'leaver', exception: null });
       expect(error.message, source).toMatch(/^Script leaver left an invalid data: /);

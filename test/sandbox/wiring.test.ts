@@ -24,7 +24,12 @@ describe('settings', () => {
   });
 
   it('reads each from its variable; no spare is allowed', () => {
-    const config = loadConfig({ TARIFF_SANDBOX_SPARE_WORKERS: '0', TARIFF_SANDBOX_QUEUE_LENGTH: '5', TARIFF_SANDBOX_QUEUE_WAIT_MS: '2500', TARIFF_SANDBOX_TENANT_RUNS: '3' });
+    const config = loadConfig({
+      TARIFF_SANDBOX_SPARE_WORKERS: '0',
+      TARIFF_SANDBOX_QUEUE_LENGTH: '5',
+      TARIFF_SANDBOX_QUEUE_WAIT_MS: '2500',
+      TARIFF_SANDBOX_TENANT_RUNS: '3',
+    });
     expect(config).toMatchObject({ sandboxSpareWorkers: 0, sandboxQueueLength: 5, sandboxQueueWaitMs: 2500, sandboxTenantRuns: 3 });
   });
 
@@ -36,7 +41,9 @@ describe('settings', () => {
       ['TARIFF_SANDBOX_SPARE_WORKERS', '-1'],
     ]) {
       expect(() => loadConfig({ [name]: value }), name).toThrow(ConfigurationError);
-      expect(() => loadConfig({ [name]: value }), name).toThrow(new RegExp(`^${name} must be a whole number of at least \\d, got '${value.replace('.', '\\.')}'$`));
+      expect(() => loadConfig({ [name]: value }), name).toThrow(
+        new RegExp(`^${name} must be a whole number of at least \\d, got '${value.replace('.', '\\.')}'$`),
+      );
     }
   });
 });
@@ -69,14 +76,18 @@ describe('the fairness key of a quote', () => {
     const modules = ratingModules({ sandbox: recorder });
     await migrateToLatest(database, modules.migrations());
     app = await buildTariffApp({ config, database, modules, logger: false, keystoneClient: identity ? { validate: async () => identity } : undefined });
-    const send = (method: 'POST' | 'PUT', url: string, body: unknown) => app!.inject({ method, url, payload: body as object, headers: { 'content-type': 'application/json', ...headers } });
+    const send = (method: 'POST' | 'PUT', url: string, body: unknown) =>
+      app!.inject({ method, url, payload: body as object, headers: { 'content-type': 'application/json', ...headers } });
     expect((await send('PUT', '/v2/rating/modules/pyscripts', { enabled: true })).statusCode).toBe(204);
     expect((await send('POST', `${P}/scripts`, { name: 'any', data: 'x = 1\n' })).statusCode).toBe(201);
     return app;
   }
 
   const v1 = { resources: [{ service: 'compute', volume: '1', desc: {} }] };
-  const v2 = (tenant?: string) => ({ ...(tenant ? { tenant_id: tenant } : {}), usage: { compute: [{ vol: { unit: 'instance', qty: '1' }, groupby: {}, metadata: {} }] } });
+  const v2 = (tenant?: string) => ({
+    ...(tenant ? { tenant_id: tenant } : {}),
+    usage: { compute: [{ vol: { unit: 'instance', qty: '1' }, groupby: {}, metadata: {} }] },
+  });
 
   it("noauth: the v2 quote's tenant_id, else the client's address", async () => {
     const server = await start({}, {});
@@ -89,9 +100,24 @@ describe('the fairness key of a quote', () => {
 
   it("Keystone: the token's project, whatever tenant the quote names", async () => {
     const token = { 'x-auth-token': 'gAAAAABtoken-for-tests-0123456789' };
-    const identity: KeystoneIdentity = { userId: 'u1', userDomainId: 'default', projectId: 'p1', projectDomainId: 'default', domainId: null, systemScope: null, roles: ['admin'], isAdminProject: true, expiresAt: Date.now() + 3_600_000 };
+    const identity: KeystoneIdentity = {
+      userId: 'u1',
+      userDomainId: 'default',
+      projectId: 'p1',
+      projectDomainId: 'default',
+      domainId: null,
+      systemScope: null,
+      roles: ['admin'],
+      isAdminProject: true,
+      expiresAt: Date.now() + 3_600_000,
+    };
     const server = await start(
-      { TARIFF_AUTH: 'keystone', TARIFF_KEYSTONE_AUTH_URL: 'http://keystone.invalid:5000', TARIFF_KEYSTONE_USERNAME: 'tariff', TARIFF_KEYSTONE_PASSWORD: 'secret' },
+      {
+        TARIFF_AUTH: 'keystone',
+        TARIFF_KEYSTONE_AUTH_URL: 'http://keystone.invalid:5000',
+        TARIFF_KEYSTONE_USERNAME: 'tariff',
+        TARIFF_KEYSTONE_PASSWORD: 'secret',
+      },
       token,
       identity,
     );

@@ -9,10 +9,26 @@ import { classifyDatabaseError, DatabaseUnavailableError, StorageFullError } fro
 const storageFull = [
   { name: 'SQLite SQLITE_FULL', error: { code: 'SQLITE_FULL', message: 'database or disk is full' }, detail: 'SQLITE_FULL' },
   { name: 'PostgreSQL 53100 disk_full', error: { code: '53100', message: 'could not extend file "base/1/2": No space left on device' }, detail: '53100' },
-  { name: 'MySQL 1114 ER_RECORD_FILE_FULL', error: { code: 'ER_RECORD_FILE_FULL', errno: 1114, message: "The table 'hashmap_mappings' is full" }, detail: 'ER_RECORD_FILE_FULL' },
-  { name: 'MySQL 1021 ER_DISK_FULL', error: { code: 'ER_DISK_FULL', errno: 1021, message: 'Disk full (./x); waiting for someone to free some space...' }, detail: 'ER_DISK_FULL' },
-  { name: 'MySQL 3 EE_WRITE with ENOSPC', error: { errno: 3, message: 'Error writing file \'./ib_tmp\' (Errcode: 28 "No space left on device")' }, detail: 'errno 3' },
-  { name: 'MySQL 1030 ER_GET_ERRNO with ENOSPC', error: { code: 'ER_GET_ERRNO', errno: 1030, message: 'Got error 28 "No space left on device" from storage engine InnoDB' }, detail: 'ER_GET_ERRNO' },
+  {
+    name: 'MySQL 1114 ER_RECORD_FILE_FULL',
+    error: { code: 'ER_RECORD_FILE_FULL', errno: 1114, message: "The table 'hashmap_mappings' is full" },
+    detail: 'ER_RECORD_FILE_FULL',
+  },
+  {
+    name: 'MySQL 1021 ER_DISK_FULL',
+    error: { code: 'ER_DISK_FULL', errno: 1021, message: 'Disk full (./x); waiting for someone to free some space...' },
+    detail: 'ER_DISK_FULL',
+  },
+  {
+    name: 'MySQL 3 EE_WRITE with ENOSPC',
+    error: { errno: 3, message: 'Error writing file \'./ib_tmp\' (Errcode: 28 "No space left on device")' },
+    detail: 'errno 3',
+  },
+  {
+    name: 'MySQL 1030 ER_GET_ERRNO with ENOSPC',
+    error: { code: 'ER_GET_ERRNO', errno: 1030, message: 'Got error 28 "No space left on device" from storage engine InnoDB' },
+    detail: 'ER_GET_ERRNO',
+  },
 ];
 
 describe('classifyDatabaseError: storage full', () => {
@@ -37,7 +53,9 @@ describe('classifyDatabaseError: other exhausted resources and look-alikes', () 
     for (const code of ['53000', '53200', '53300']) {
       const classified = classifyDatabaseError({ code });
       expect(classified, code).toBeInstanceOf(DatabaseUnavailableError);
-      expect((classified as DatabaseUnavailableError).message).toBe(`The database is unavailable: the database server is out of resources (${code}). Try again later.`);
+      expect((classified as DatabaseUnavailableError).message).toBe(
+        `The database is unavailable: the database server is out of resources (${code}). Try again later.`,
+      );
     }
   });
 

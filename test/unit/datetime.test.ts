@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/kernel/errors.js';
-import {
-  formatMessageDateTime,
-  formatStoredDateTime,
-  fromStorageDateTime,
-  parseDateTime,
-  toStorageDateTime,
-} from '../../src/rating/common/datetime.js';
+import { formatMessageDateTime, formatStoredDateTime, fromStorageDateTime, parseDateTime, toStorageDateTime } from '../../src/rating/common/datetime.js';
 import { wholeSeconds } from '../../src/kernel/time.js';
 
 /** ISO text (UTC, no millis) of a parsed value, for compact assertions. */
@@ -104,12 +98,8 @@ describe('parseDateTime: refused input', () => {
     expect(failure(20261201)).toBe(
       "Invalid input for field/attribute start. Value: '20261201'. Value must be an ISO 8601 datetime such as 2026-12-01T10:00:00+00:00.",
     );
-    expect(failure(null)).toBe(
-      "Invalid input for field/attribute start. Value: 'None'. Value must be an ISO 8601 datetime such as 2026-12-01T10:00:00+00:00.",
-    );
-    expect(failure(true)).toBe(
-      "Invalid input for field/attribute start. Value: 'True'. Value must be an ISO 8601 datetime such as 2026-12-01T10:00:00+00:00.",
-    );
+    expect(failure(null)).toBe("Invalid input for field/attribute start. Value: 'None'. Value must be an ISO 8601 datetime such as 2026-12-01T10:00:00+00:00.");
+    expect(failure(true)).toBe("Invalid input for field/attribute start. Value: 'True'. Value must be an ISO 8601 datetime such as 2026-12-01T10:00:00+00:00.");
   });
 
   it('refuses an offset of 24 hours or more', () => {

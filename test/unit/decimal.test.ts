@@ -140,7 +140,9 @@ describe('parseDecimal: levels (NUMERIC(20,8), unsigned)', () => {
   });
 
   it('holds 12 integer digits', () => {
-    expect(failure('1000000000000', LEVEL_COLUMN, 'level')).toBe("Invalid input for field/attribute level. Value: '1000000000000'. Too many integer digits: at most 12.");
+    expect(failure('1000000000000', LEVEL_COLUMN, 'level')).toBe(
+      "Invalid input for field/attribute level. Value: '1000000000000'. Too many integer digits: at most 12.",
+    );
   });
 });
 

@@ -77,18 +77,23 @@ describe('Exact with far exponents, against the BigInt reference of Python decim
 describe('quote decimals (TARIFF_DECIMAL_MAX_EXPONENT)', () => {
   it('accepts exactly the zeros and the magnitudes in [1e-n, 1e+n)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 300 }), fc.integer({ min: -100000, max: 100000 }), fc.stringMatching(/^[1-9][0-9]{0,30}$/), (bound, exponent, digits) => {
-        const text = `${digits}e${exponent}`;
-        const leading = exponent + digits.length - 1;
-        // Rounding to 28 digits may carry into the next power of ten.
-        const rounded = pythonDecimal.parse(text);
-        const roundedLeading = rounded.exponent + rounded.coefficient.toString().length - 1;
-        const inRange = roundedLeading < bound && roundedLeading >= -bound;
-        if (inRange) expect(readQuoteDecimal(text, bound).adjusted()).toBe(roundedLeading);
-        else expect(() => readQuoteDecimal(text, bound)).toThrow(QuoteDecimalError);
-        expect(leading - roundedLeading).toBeGreaterThanOrEqual(-1);
-        expect(readQuoteDecimal(`0e${exponent}`, bound).isZero()).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: -100000, max: 100000 }),
+        fc.stringMatching(/^[1-9][0-9]{0,30}$/),
+        (bound, exponent, digits) => {
+          const text = `${digits}e${exponent}`;
+          const leading = exponent + digits.length - 1;
+          // Rounding to 28 digits may carry into the next power of ten.
+          const rounded = pythonDecimal.parse(text);
+          const roundedLeading = rounded.exponent + rounded.coefficient.toString().length - 1;
+          const inRange = roundedLeading < bound && roundedLeading >= -bound;
+          if (inRange) expect(readQuoteDecimal(text, bound).adjusted()).toBe(roundedLeading);
+          else expect(() => readQuoteDecimal(text, bound)).toThrow(QuoteDecimalError);
+          expect(leading - roundedLeading).toBeGreaterThanOrEqual(-1);
+          expect(readQuoteDecimal(`0e${exponent}`, bound).isZero()).toBe(true);
+        },
+      ),
       { seed: SEED, numRuns: 2000 },
     );
   });

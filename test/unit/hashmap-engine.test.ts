@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { buildRuleIndex } from '../../src/rating/hashmap/engine/rule-index.js';
 import { selectRules } from '../../src/rating/hashmap/engine/select.js';
 import { rateHashmapPoint } from '../../src/rating/hashmap/engine/engine.js';
-import type { Contribution, LoadedMapping, LoadedThreshold, SelectedMapping, SelectedServiceRules, SelectedThreshold } from '../../src/rating/hashmap/engine/types.js';
+import type {
+  Contribution,
+  LoadedMapping,
+  LoadedThreshold,
+  SelectedMapping,
+  SelectedServiceRules,
+  SelectedThreshold,
+} from '../../src/rating/hashmap/engine/types.js';
 import { Exact, ExactAccumulator } from '../../src/rating/common/exact.js';
 import { pythonDecimal as reference } from '../helpers/python-decimal.js';
 
@@ -16,7 +23,18 @@ let counter = 0;
 
 function mapping(rule: Partial<LoadedMapping> & Pick<LoadedMapping, 'cost'>): LoadedMapping {
   counter += 1;
-  return { mappingId: `m${counter}`, type: 'flat', group: null, tenantId: null, value: null, start: 0, end: null, serviceName: 'compute', fieldName: null, ...rule };
+  return {
+    mappingId: `m${counter}`,
+    type: 'flat',
+    group: null,
+    tenantId: null,
+    value: null,
+    start: 0,
+    end: null,
+    serviceName: 'compute',
+    fieldName: null,
+    ...rule,
+  };
 }
 
 function threshold(rule: Partial<LoadedThreshold> & Pick<LoadedThreshold, 'cost' | 'level'>): LoadedThreshold {
@@ -98,7 +116,11 @@ describe('rating.md §5 worked cases', () => {
 
 describe('rule selection and matching', () => {
   it('applies mappings only inside their validity [start, end)', () => {
-    const rules = [mapping({ cost: '5', start: NOW + 1, end: null }), mapping({ cost: '3', start: 0, end: NOW }), mapping({ cost: '1', start: NOW, end: NOW + 1 })];
+    const rules = [
+      mapping({ cost: '5', start: NOW + 1, end: null }),
+      mapping({ cost: '3', start: 0, end: NOW }),
+      mapping({ cost: '1', start: NOW, end: NOW + 1 }),
+    ];
     expect(prices(rules, [], [{ qty: '1', desc: {} }])).toEqual(['1']);
   });
 
@@ -115,7 +137,12 @@ describe('rule selection and matching', () => {
 
   it('ignores thresholds for a non-numeric field value instead of failing (fix)', () => {
     const thresholds = [threshold({ fieldName: 'memory', level: '1', cost: '1' })];
-    expect(prices([], thresholds, [{ qty: '1', desc: { memory: 'lots' } }, { qty: '1', desc: { memory: 3 } }])).toEqual(['0', '1']);
+    expect(
+      prices([], thresholds, [
+        { qty: '1', desc: { memory: 'lots' } },
+        { qty: '1', desc: { memory: 3 } },
+      ]),
+    ).toEqual(['0', '1']);
   });
 
   it('does not multiply a service flat threshold by the quantity', () => {
@@ -134,7 +161,11 @@ describe('rule selection and matching', () => {
   });
 
   it('explains what contributed', () => {
-    const selected = selectRules(buildRuleIndex([mapping({ mappingId: 'svc', cost: '2' })], [threshold({ thresholdId: 'thr', level: '1', type: 'rate', cost: '0.5' })]), NOW, null);
+    const selected = selectRules(
+      buildRuleIndex([mapping({ mappingId: 'svc', cost: '2' })], [threshold({ thresholdId: 'thr', level: '1', type: 'rate', cost: '0.5' })]),
+      NOW,
+      null,
+    );
     const explain: Contribution[] = [];
     const price = rateHashmapPoint(selected.get('compute'), Exact.from(3), {}, undefined, explain);
     expect(price.toString()).toBe('3');
@@ -265,7 +296,14 @@ function referencePrice(rules: SelectedServiceRules | undefined, quantity: Exact
     } else {
       state.rate = state.rate.times(selected.cost);
     }
-    state.applied.push({ module: 'hashmap', group: selected.rule.group ?? '_DEFAULT_', rule_id: selected.rule.mappingId, kind, type: selected.rule.type, cost: selected.cost.toString() });
+    state.applied.push({
+      module: 'hashmap',
+      group: selected.rule.group ?? '_DEFAULT_',
+      rule_id: selected.rule.mappingId,
+      kind,
+      type: selected.rule.type,
+      cost: selected.cost.toString(),
+    });
   };
   const consider = (threshold: SelectedThreshold, scope: 'service' | 'field', reached: Exact) => {
     if (reached.compare(threshold.level) < 0) return;
@@ -280,7 +318,11 @@ function referencePrice(rules: SelectedServiceRules | undefined, quantity: Exact
     const text = typeof value === 'string' ? value : value === null ? 'None' : typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value);
     for (const mapping of field.mappings.get(text) ?? []) applyMapping(mapping, 'field mapping');
     const numeric =
-      typeof value === 'number' ? Exact.from(value) : typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value) ? Exact.from(value) : undefined;
+      typeof value === 'number'
+        ? Exact.from(value)
+        : typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)
+          ? Exact.from(value)
+          : undefined;
     if (numeric) for (const threshold of field.thresholds) consider(threshold, 'field', numeric);
   }
   let total = Exact.ZERO;
@@ -296,7 +338,14 @@ function referencePrice(rules: SelectedServiceRules | undefined, quantity: Exact
     if (explain) {
       if (winner) {
         const { rule, cost } = winner.threshold;
-        state.applied.push({ module: 'hashmap', group: name, rule_id: rule.thresholdId, kind: `${winner.scope} threshold`, type: rule.type, cost: cost.toString() });
+        state.applied.push({
+          module: 'hashmap',
+          group: name,
+          rule_id: rule.thresholdId,
+          kind: `${winner.scope} threshold`,
+          type: rule.type,
+          cost: cost.toString(),
+        });
       }
       for (const contribution of state.applied) explain.push({ ...contribution, amount: amount.toString() });
     }
@@ -315,7 +364,8 @@ describe('the engine against the step-by-step reference', () => {
     for (const group of GROUPS) if (random.next() < 0.6) mappings.push(mapping({ group, type: random.next() < 0.3 ? 'rate' : 'flat', cost: cost() }));
     for (let index = 0; index < 40; index += 1) {
       const fieldName = random.pick(FIELDS);
-      const value = fieldName === 'flag' ? random.pick(['True', 'False', 'None']) : fieldName === 'size' ? String(random.integer(1, 8)) : `v${random.integer(0, 9)}`;
+      const value =
+        fieldName === 'flag' ? random.pick(['True', 'False', 'None']) : fieldName === 'size' ? String(random.integer(1, 8)) : `v${random.integer(0, 9)}`;
       mappings.push(mapping({ fieldName, value, group: random.pick(GROUPS), type: random.next() < 0.3 ? 'rate' : 'flat', cost: cost() }));
     }
     for (let index = 0; index < 12; index += 1) {
@@ -328,7 +378,23 @@ describe('the engine against the step-by-step reference', () => {
 
   function randomPoint(random: ReturnType<typeof randomSource>) {
     const desc: Record<string, unknown> = {};
-    const sizes = [2, '2', '2.0', ' 4 ', '1e2', 2.5, '0.001', '123456789012345678901', '123456789012345678900.5', 'lots', null, true, 7, 8, '8.00000000000000000001'];
+    const sizes = [
+      2,
+      '2',
+      '2.0',
+      ' 4 ',
+      '1e2',
+      2.5,
+      '0.001',
+      '123456789012345678901',
+      '123456789012345678900.5',
+      'lots',
+      null,
+      true,
+      7,
+      8,
+      '8.00000000000000000001',
+    ];
     if (random.next() < 0.8) desc.flavor = `v${random.integer(0, 12)}`;
     if (random.next() < 0.8) desc.size = random.next() < 0.7 ? random.pick(sizes) : random.integer(0, 10) / 4;
     if (random.next() < 0.8) desc.flag = random.pick([true, false, null, 'True', 'x']);

@@ -24,7 +24,17 @@ const KEYSTONE_ENVIRONMENT = {
 };
 
 function identity(roles: string[], lifetimeMs = 3_600_000): KeystoneIdentity {
-  return { userId: 'u1', userDomainId: 'default', projectId: 'p1', projectDomainId: 'default', domainId: null, systemScope: null, roles, isAdminProject: true, expiresAt: Date.now() + lifetimeMs };
+  return {
+    userId: 'u1',
+    userDomainId: 'default',
+    projectId: 'p1',
+    projectDomainId: 'default',
+    domainId: null,
+    systemScope: null,
+    roles,
+    isAdminProject: true,
+    expiresAt: Date.now() + lifetimeMs,
+  };
 }
 
 describe('Keystone mode without a Keystone', () => {
@@ -57,7 +67,9 @@ describe('Keystone mode without a Keystone', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       return identity(['admin']);
     });
-    const answers = await Promise.all(Array.from({ length: 20 }, () => server.inject({ method: 'GET', url: '/v1/rating/modules', headers: { 'x-auth-token': TOKEN } })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => server.inject({ method: 'GET', url: '/v1/rating/modules', headers: { 'x-auth-token': TOKEN } })),
+    );
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(20).fill(200));
     await server.inject({ method: 'GET', url: '/v1/rating/modules', headers: { 'x-auth-token': TOKEN } });
     expect(asked).toEqual([TOKEN]);
@@ -131,7 +143,10 @@ describe('Keystone mode without a Keystone', () => {
 /** Every (method, pattern) of ROUTE_PATTERNS the app serves, under /v1/rating, /v1/billing and /v2/rating; each pattern must be served. */
 function servedRoutes(app: TariffApp): { method: string; url: string }[] {
   const routes: { method: string; url: string }[] = [];
-  const patterns = [...ROUTE_PATTERNS, ...ROUTE_PATTERNS.filter((url) => url.startsWith('/v1/rating/')).map((url) => url.replace('/v1/rating/', '/v1/billing/'))];
+  const patterns = [
+    ...ROUTE_PATTERNS,
+    ...ROUTE_PATTERNS.filter((url) => url.startsWith('/v1/rating/')).map((url) => url.replace('/v1/rating/', '/v1/billing/')),
+  ];
   for (const url of patterns) {
     const methods = ['GET', 'POST', 'PUT', 'DELETE'].filter((method) => app.hasRoute({ method, url }));
     expect(methods, url).not.toEqual([]);
@@ -142,12 +157,33 @@ function servedRoutes(app: TariffApp): { method: string; url: string }[] {
 
 const HASHMAP = '/v1/rating/module_config/hashmap';
 const ROUTE_PATTERNS = [
-  '/v1/rating/modules', '/v1/rating/modules/:module_id', '/v1/rating/reload_modules', '/v1/rating/quote',
-  '/v1/rating/module_config/noop', '/v1/rating/module_config/pyscripts/scripts', '/v1/rating/module_config/pyscripts/scripts/:script_id',
-  `${HASHMAP}/services`, `${HASHMAP}/services/:service_id`, `${HASHMAP}/services/:service_id/fields`, `${HASHMAP}/services/:service_id/mappings`,
-  `${HASHMAP}/fields`, `${HASHMAP}/fields/:field_id`, `${HASHMAP}/groups`, `${HASHMAP}/groups/mappings`, `${HASHMAP}/groups/thresholds`,
-  `${HASHMAP}/groups/:group_id`, `${HASHMAP}/groups/:group_id/mappings`, `${HASHMAP}/groups/:group_id/thresholds`, `${HASHMAP}/types`,
-  `${HASHMAP}/thresholds`, `${HASHMAP}/thresholds/group`, `${HASHMAP}/thresholds/:threshold_id`,
-  `${HASHMAP}/mappings`, `${HASHMAP}/mappings/group`, `${HASHMAP}/mappings/:mapping_id`,
-  '/v2/rating/modules', '/v2/rating/modules/:module_id', '/v2/rating/quote',
+  '/v1/rating/modules',
+  '/v1/rating/modules/:module_id',
+  '/v1/rating/reload_modules',
+  '/v1/rating/quote',
+  '/v1/rating/module_config/noop',
+  '/v1/rating/module_config/pyscripts/scripts',
+  '/v1/rating/module_config/pyscripts/scripts/:script_id',
+  `${HASHMAP}/services`,
+  `${HASHMAP}/services/:service_id`,
+  `${HASHMAP}/services/:service_id/fields`,
+  `${HASHMAP}/services/:service_id/mappings`,
+  `${HASHMAP}/fields`,
+  `${HASHMAP}/fields/:field_id`,
+  `${HASHMAP}/groups`,
+  `${HASHMAP}/groups/mappings`,
+  `${HASHMAP}/groups/thresholds`,
+  `${HASHMAP}/groups/:group_id`,
+  `${HASHMAP}/groups/:group_id/mappings`,
+  `${HASHMAP}/groups/:group_id/thresholds`,
+  `${HASHMAP}/types`,
+  `${HASHMAP}/thresholds`,
+  `${HASHMAP}/thresholds/group`,
+  `${HASHMAP}/thresholds/:threshold_id`,
+  `${HASHMAP}/mappings`,
+  `${HASHMAP}/mappings/group`,
+  `${HASHMAP}/mappings/:mapping_id`,
+  '/v2/rating/modules',
+  '/v2/rating/modules/:module_id',
+  '/v2/rating/quote',
 ];

@@ -216,7 +216,16 @@ describe('legacy list-of-lists rules', () => {
 
 describe('pythonString', () => {
   it("spells values as Python's str() does", () => {
-    expect([true, false, null, undefined, 3, 1.5, 'text', ['a', 1]].map((value) => pythonString(value))).toEqual(['True', 'False', 'None', 'None', '3', '1.5', 'text', "['a', 1]"]);
+    expect([true, false, null, undefined, 3, 1.5, 'text', ['a', 1]].map((value) => pythonString(value))).toEqual([
+      'True',
+      'False',
+      'None',
+      'None',
+      '3',
+      '1.5',
+      'text',
+      "['a', 1]",
+    ]);
     expect(pythonString(2, true)).toBe('2.0');
   });
 });

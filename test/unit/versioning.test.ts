@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/kernel/errors.js';
-import {
-  checkNewValidity,
-  checkValidityUpdate,
-  intervalsOverlap,
-  ruleState,
-  validityOf,
-  type Validity,
-} from '../../src/rating/common/versioning.js';
+import { checkNewValidity, checkValidityUpdate, intervalsOverlap, ruleState, validityOf, type Validity } from '../../src/rating/common/versioning.js';
 
 const at = (iso: string) => new Date(`${iso}Z`);
 const interval = (start: string, end: string | null): Validity => ({ start: at(start), end: end === null ? null : at(end) });

@@ -24,27 +24,33 @@ const ADMIN = 'role:admin';
 const UNPROTECTED = '';
 
 /** CloudKitty compat: the defaults registered by CloudKitty 17.0.0 (plus `v2_rating:update_module`, see above). */
-export const CLOUDKITTY_DEFAULT_RULES: readonly PolicyRuleDefault[] = Object.freeze([
-  // base.py
-  { name: 'context_is_admin', check: ADMIN, description: 'Decides whether a request context is an admin context.' },
-  {
-    name: 'admin_or_owner',
-    check: 'is_admin:True or (role:admin and is_admin_project:True) or project_id:%(project_id)s',
-    description: 'An admin, or a member of the project named by the target.',
-  },
-  { name: 'default', check: UNPROTECTED, description: "oslo.policy's fallback rule; unprotected." },
-  // v1/rating.py
-  { name: 'rating:list_modules', check: ADMIN, description: 'List the rating modules (GET /v1/rating/modules).' },
-  { name: 'rating:get_module', check: ADMIN, description: 'Get one rating module (GET /v1/rating/modules/{module_id}).' },
-  { name: 'rating:update_module', check: ADMIN, description: "Change a module's state and priority (PUT /v1/rating/modules/{module_id})." },
-  { name: 'rating:quote', check: UNPROTECTED, description: 'Get an instant quote for resource descriptions (POST /v1/rating/quote).' },
-  {
-    name: 'rating:module_config',
-    check: ADMIN,
-    description: 'Reload the rating modules (GET /v1/rating/reload_modules) and every module_config/<module> route (hashmap, pyscripts).',
-  },
-  // v2/rating.py
-  { name: 'v2_rating:list_modules', check: ADMIN, description: 'List the rating modules (GET /v2/rating/modules).' },
-  { name: 'v2_rating:get_module', check: ADMIN, description: 'Get one rating module (GET /v2/rating/modules/{module_id}).' },
-  { name: 'v2_rating:update_module', check: ADMIN, description: "Change a module's state and priority (PUT /v2/rating/modules/{module_id}); CloudKitty 21+." },
-].map((rule) => Object.freeze(rule)));
+export const CLOUDKITTY_DEFAULT_RULES: readonly PolicyRuleDefault[] = Object.freeze(
+  [
+    // base.py
+    { name: 'context_is_admin', check: ADMIN, description: 'Decides whether a request context is an admin context.' },
+    {
+      name: 'admin_or_owner',
+      check: 'is_admin:True or (role:admin and is_admin_project:True) or project_id:%(project_id)s',
+      description: 'An admin, or a member of the project named by the target.',
+    },
+    { name: 'default', check: UNPROTECTED, description: "oslo.policy's fallback rule; unprotected." },
+    // v1/rating.py
+    { name: 'rating:list_modules', check: ADMIN, description: 'List the rating modules (GET /v1/rating/modules).' },
+    { name: 'rating:get_module', check: ADMIN, description: 'Get one rating module (GET /v1/rating/modules/{module_id}).' },
+    { name: 'rating:update_module', check: ADMIN, description: "Change a module's state and priority (PUT /v1/rating/modules/{module_id})." },
+    { name: 'rating:quote', check: UNPROTECTED, description: 'Get an instant quote for resource descriptions (POST /v1/rating/quote).' },
+    {
+      name: 'rating:module_config',
+      check: ADMIN,
+      description: 'Reload the rating modules (GET /v1/rating/reload_modules) and every module_config/<module> route (hashmap, pyscripts).',
+    },
+    // v2/rating.py
+    { name: 'v2_rating:list_modules', check: ADMIN, description: 'List the rating modules (GET /v2/rating/modules).' },
+    { name: 'v2_rating:get_module', check: ADMIN, description: 'Get one rating module (GET /v2/rating/modules/{module_id}).' },
+    {
+      name: 'v2_rating:update_module',
+      check: ADMIN,
+      description: "Change a module's state and priority (PUT /v2/rating/modules/{module_id}); CloudKitty 21+.",
+    },
+  ].map((rule) => Object.freeze(rule)),
+);

@@ -23,7 +23,10 @@ export type PolicyCheck =
 export type LegacyListRule = readonly (string | readonly string[])[];
 
 /** A parsed rule: `check` is `!` when the rule as a whole failed to parse; `errors` empty when clean. */
-export interface ParsedRule { check: PolicyCheck; errors: string[] }
+export interface ParsedRule {
+  check: PolicyCheck;
+  errors: string[];
+}
 
 /** Values of the target (`%(key)s` substitutions) and credentials (left sides); any JSON-like data. */
 export type PolicyValues = Readonly<Record<string, unknown>>;
@@ -205,13 +208,24 @@ function findInCredentials(value: unknown, path: readonly string[], match: strin
  * Evaluates a check tree. Never throws. `rule:` references resolve through `lookupRule`; an unknown
  * or cyclic reference (a rule already being evaluated on this path) denies.
  */
-export function evaluateCheck(check: PolicyCheck, target: PolicyValues, credentials: PolicyValues, lookupRule: RuleLookup, activeRules: Set<string> = new Set()): boolean {
+export function evaluateCheck(
+  check: PolicyCheck,
+  target: PolicyValues,
+  credentials: PolicyValues,
+  lookupRule: RuleLookup,
+  activeRules: Set<string> = new Set(),
+): boolean {
   switch (check.kind) {
-    case 'always': return true;
-    case 'never': return false;
-    case 'not': return !evaluateCheck(check.check, target, credentials, lookupRule, activeRules);
-    case 'and': return check.checks.every((inner) => evaluateCheck(inner, target, credentials, lookupRule, activeRules));
-    case 'or': return check.checks.some((inner) => evaluateCheck(inner, target, credentials, lookupRule, activeRules));
+    case 'always':
+      return true;
+    case 'never':
+      return false;
+    case 'not':
+      return !evaluateCheck(check.check, target, credentials, lookupRule, activeRules);
+    case 'and':
+      return check.checks.every((inner) => evaluateCheck(inner, target, credentials, lookupRule, activeRules));
+    case 'or':
+      return check.checks.some((inner) => evaluateCheck(inner, target, credentials, lookupRule, activeRules));
     case 'rule': {
       const referenced = activeRules.has(check.name) ? undefined : lookupRule(check.name);
       if (referenced === undefined) return false;
@@ -236,13 +250,21 @@ export function evaluateCheck(check: PolicyCheck, target: PolicyValues, credenti
 /** oslo.policy compat: close to the checks' `str()` (oslo also flattens some nested ands) — `@`, `!`, `kind:match`, `not x`, `(a and b)`, `(a or b)`. */
 export function describeCheck(check: PolicyCheck): string {
   switch (check.kind) {
-    case 'always': return '@';
-    case 'never': return '!';
-    case 'role': return `role:${check.match}`;
-    case 'rule': return `rule:${check.name}`;
-    case 'generic': return `${check.subject}:${check.match}`;
-    case 'not': return `not ${describeCheck(check.check)}`;
-    case 'and': return `(${check.checks.map(describeCheck).join(' and ')})`;
-    case 'or': return `(${check.checks.map(describeCheck).join(' or ')})`;
+    case 'always':
+      return '@';
+    case 'never':
+      return '!';
+    case 'role':
+      return `role:${check.match}`;
+    case 'rule':
+      return `rule:${check.name}`;
+    case 'generic':
+      return `${check.subject}:${check.match}`;
+    case 'not':
+      return `not ${describeCheck(check.check)}`;
+    case 'and':
+      return `(${check.checks.map(describeCheck).join(' and ')})`;
+    case 'or':
+      return `(${check.checks.map(describeCheck).join(' or ')})`;
   }
 }

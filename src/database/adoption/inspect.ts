@@ -32,7 +32,11 @@ type TableColumns = Map<string, string[]>;
 async function readTableColumns(database: Database): Promise<TableColumns> {
   const schema = await database.traits.currentSchema(database.db);
   const tables = await database.db.introspection.getTables();
-  return new Map(tables.filter((table) => !table.isView && (schema === undefined || table.schema === schema)).map((table) => [table.name, table.columns.map((column) => column.name)]));
+  return new Map(
+    tables
+      .filter((table) => !table.isView && (schema === undefined || table.schema === schema))
+      .map((table) => [table.name, table.columns.map((column) => column.name)]),
+  );
 }
 
 function describeColumns(columns: readonly string[]): string {
@@ -65,7 +69,9 @@ async function inspectModule(database: Database, layouts: RatingModuleLayouts, t
   const moduleTables = Object.keys(layouts.before.tables);
   const missing = moduleTables.filter((table) => !tables.has(table));
   if (missing.length > 0) {
-    throw new UnrecognisedDatabaseError(`The database has CloudKitty rating tables but not ${missing.join(', ')}: Tariff does not recognise it and changed nothing.`);
+    throw new UnrecognisedDatabaseError(
+      `The database has CloudKitty rating tables but not ${missing.join(', ')}: Tariff does not recognise it and changed nothing.`,
+    );
   }
   if (!tables.has(layouts.versionTable)) {
     throw new UnrecognisedDatabaseError(

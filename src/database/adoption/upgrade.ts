@@ -97,7 +97,10 @@ async function hashmapSteps(database: Database, upgrade: CloudKittyUpgradeSql): 
       ],
     },
     { description: 'hashmap_mappings: lookup indexes for the conflict checks', statements: mappingIndexes(traits) },
-    { description: `hashmap_alembic: revision ${HASHMAP_LAYOUTS.versioned.revision}`, statements: [`UPDATE hashmap_alembic SET version_num = '${HASHMAP_LAYOUTS.versioned.revision}'`] },
+    {
+      description: `hashmap_alembic: revision ${HASHMAP_LAYOUTS.versioned.revision}`,
+      statements: [`UPDATE hashmap_alembic SET version_num = '${HASHMAP_LAYOUTS.versioned.revision}'`],
+    },
   );
   return steps;
 }
@@ -129,7 +132,10 @@ async function pyscriptsSteps(database: Database, upgrade: CloudKittyUpgradeSql)
         ...(traits.partialIndexes ? ['CREATE UNIQUE INDEX uniq_pyscripts_scripts_live_name ON pyscripts_scripts (name) WHERE deleted IS NULL'] : []),
       ],
     },
-    { description: `pyscripts_alembic: revision ${PYSCRIPTS_LAYOUTS.versioned.revision}`, statements: [`UPDATE pyscripts_alembic SET version_num = '${PYSCRIPTS_LAYOUTS.versioned.revision}'`] },
+    {
+      description: `pyscripts_alembic: revision ${PYSCRIPTS_LAYOUTS.versioned.revision}`,
+      statements: [`UPDATE pyscripts_alembic SET version_num = '${PYSCRIPTS_LAYOUTS.versioned.revision}'`],
+    },
   ];
 }
 

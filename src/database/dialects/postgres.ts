@@ -11,7 +11,9 @@ import type { TariffTables } from '../tables.js';
 const types = {
   // timestamp (1114) and date (1082) stay text: naive UTC, as stored.
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 1114 || oid === 1082 ? (text: string) => text : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
+    oid === 1114 || oid === 1082
+      ? (text: string) => text
+      : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 /** Statement names by SQL text; beyond this many texts, new ones run unprepared. */

@@ -59,7 +59,8 @@ function openConnection(file: string, inMemory: boolean): BetterSqlite3.Database
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     const verdict = String(sqlite.pragma('quick_check(1)', { simple: true }));
-    if (verdict !== 'ok') throw new Error(`database disk image is malformed (PRAGMA quick_check: ${oneLine(verdict.replace(/^\*\*\* in database \w+ \*\*\*\s*/, ''))})`);
+    if (verdict !== 'ok')
+      throw new Error(`database disk image is malformed (PRAGMA quick_check: ${oneLine(verdict.replace(/^\*\*\* in database \w+ \*\*\*\s*/, ''))})`);
     return sqlite;
   } catch (error) {
     sqlite.close();

@@ -5,8 +5,7 @@
  */
 import { invalidInput } from '../../kernel/errors.js';
 
-const ISO_DATETIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /** How a date without a time is completed: `start` → 00:00:00, `end` → 23:59:59 (CloudKitty's). */
 export type DateOnlyMeaning = 'start' | 'end';
@@ -26,11 +25,7 @@ export function parseDateTime(value: unknown, attribute: string, dateOnly: DateO
   }
   const [, year, month, day, hour, minute, second, , offset] = match;
   const timeGiven = hour !== undefined;
-  const fields = timeGiven
-    ? [Number(hour), Number(minute), Number(second ?? 0)]
-    : dateOnly === 'end'
-      ? [23, 59, 59]
-      : [0, 0, 0];
+  const fields = timeGiven ? [Number(hour), Number(minute), Number(second ?? 0)] : dateOnly === 'end' ? [23, 59, 59] : [0, 0, 0];
   // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
   const check = new Date(Date.UTC(2000, 0, 1, fields[0], fields[1], fields[2]));
   check.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
@@ -39,7 +34,9 @@ export function parseDateTime(value: unknown, attribute: string, dateOnly: DateO
     check.getUTCFullYear() !== Number(year) ||
     check.getUTCMonth() !== Number(month) - 1 ||
     check.getUTCDate() !== Number(day) ||
-    fields[0] > 23 || fields[1] > 59 || fields[2] > 59
+    fields[0] > 23 ||
+    fields[1] > 59 ||
+    fields[2] > 59
   ) {
     throw invalidInput(attribute, value, 'Value is not a valid calendar date and time.');
   }
@@ -63,7 +60,6 @@ function offsetMinutes(offset: string | undefined): number | null {
   if (hours > 23 || minutes > 59) return null;
   return sign * (hours * 60 + minutes);
 }
-
 
 /** Storage text of a datetime: naive UTC `YYYY-MM-DD HH:MM:SS`. */
 export function toStorageDateTime(date: Date): string {

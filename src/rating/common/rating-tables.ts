@@ -20,7 +20,9 @@ export type TableBuilder = CreateTableBuilder<string, string>;
 export function createRatingTable(db: Kysely<unknown>, context: MigrationContext, name: string, exactCollation: string | undefined): TableBuilder {
   const { type, autoIncrement } = context.traits.columnTypes.generatedId;
   const options = context.traits.tableOptions(exactCollation);
-  const table = db.schema.createTable(name).addColumn('id', sql.raw(type), (column) => (autoIncrement ? column.primaryKey().autoIncrement() : column.primaryKey()));
+  const table = db.schema
+    .createTable(name)
+    .addColumn('id', sql.raw(type), (column) => (autoIncrement ? column.primaryKey().autoIncrement() : column.primaryKey()));
   return options !== undefined ? table.modifyEnd(sql.raw(options)) : table;
 }
 

@@ -5,7 +5,6 @@
 import { Type, type TSchema, type TUnsafe } from 'typebox';
 import { UUID_PATTERN } from '../../kernel/ids.js';
 
-
 /** A UUID query filter: non-UUID text is a 400 (api.md §1). */
 export const UuidText = Type.String({ pattern: UUID_PATTERN, 'x-format': 'uuid', description: 'UUID' });
 

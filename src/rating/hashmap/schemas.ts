@@ -3,16 +3,7 @@
  * query strings. Bodies refuse unknown attributes but accept the read-only ones the client echoes.
  */
 import { Type, type Static } from 'typebox';
-import {
-  BooleanText,
-  DateTimeInput,
-  DecimalInput,
-  EchoedValue,
-  NullableDateTime,
-  NullableString,
-  QueryString,
-  UuidText,
-} from '../common/schemas.js';
+import { BooleanText, DateTimeInput, DecimalInput, EchoedValue, NullableDateTime, NullableString, QueryString, UuidText } from '../common/schemas.js';
 import { RULE_FILTERS } from '../common/rule-filters.js';
 
 /** Rule types, always in this order (fix: CloudKitty's order was unstable). */
@@ -31,10 +22,7 @@ export const ServiceCreateBody = Type.Object({ name: Name, service_id: Type.Opti
 export const Field = Type.Object({ field_id: Id, name: Type.String(), service_id: Id });
 export type Field = Static<typeof Field>;
 export const FieldCollection = Type.Object({ fields: Type.Array(Field) });
-export const FieldCreateBody = Type.Object(
-  { name: Name, service_id: Type.String(), field_id: Type.Optional(EchoedValue) },
-  { additionalProperties: false },
-);
+export const FieldCreateBody = Type.Object({ name: Name, service_id: Type.String(), field_id: Type.Optional(EchoedValue) }, { additionalProperties: false });
 
 export const Group = Type.Object({ group_id: Id, name: Type.String() });
 export type Group = Static<typeof Group>;

@@ -21,8 +21,20 @@ export interface ModuleStateRouteOptions {
   hidden: boolean;
 }
 
-const v1 = (state: ModuleState): ModuleV1 => ({ module_id: state.name, description: state.description, enabled: state.enabled, 'hot-config': state.hotConfig, priority: state.priority });
-const v2 = (state: ModuleState): ModuleV2 => ({ module_id: state.name, description: state.description, enabled: state.enabled, hot_config: state.hotConfig, priority: state.priority });
+const v1 = (state: ModuleState): ModuleV1 => ({
+  module_id: state.name,
+  description: state.description,
+  enabled: state.enabled,
+  'hot-config': state.hotConfig,
+  priority: state.priority,
+});
+const v2 = (state: ModuleState): ModuleV2 => ({
+  module_id: state.name,
+  description: state.description,
+  enabled: state.enabled,
+  hot_config: state.hotConfig,
+  priority: state.priority,
+});
 const ModulePath = Type.Object({ module_id: Type.String() });
 
 /** `/v1/rating/modules` and `/v1/rating/reload_modules`. */
@@ -36,12 +48,25 @@ export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
   app.get('/modules', { schema: { hide: hidden, tags, summary: 'List rating modules', response: { 200: ModuleV1Collection } } }, async () => ({
     modules: (await modules.list()).map(v1),
   }));
-  app.get('/modules/:module_id', { schema: { hide: hidden, tags, summary: 'Get a rating module', params: ModulePath, querystring: ModuleIdQuery, response: { 200: ModuleV1 } } }, async (request) =>
-    v1(await find(request.params.module_id)),
+  app.get(
+    '/modules/:module_id',
+    { schema: { hide: hidden, tags, summary: 'Get a rating module', params: ModulePath, querystring: ModuleIdQuery, response: { 200: ModuleV1 } } },
+    async (request) => v1(await find(request.params.module_id)),
   );
   app.put(
     '/modules/:module_id',
-    { config: { bodyName: 'module' }, schema: { hide: hidden, tags, summary: 'Enable, disable or prioritise a module', params: ModulePath, querystring: ModuleIdQuery, body: ModuleV1UpdateBody, response: { 200: ModuleV1 } } },
+    {
+      config: { bodyName: 'module' },
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Enable, disable or prioritise a module',
+        params: ModulePath,
+        querystring: ModuleIdQuery,
+        body: ModuleV1UpdateBody,
+        response: { 200: ModuleV1 },
+      },
+    },
     async (request) => {
       await find(request.params.module_id);
       const state = await modules.update(request.params.module_id, { enabled: request.body.enabled, priority: request.body.priority });
@@ -62,7 +87,9 @@ export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown[]; validationContext?: string }, _request, reply) => {
     if (error instanceof TariffError) return reply.code(error.status).send({ message: error.message });
     if (error.validation?.length) {
-      return reply.code(400).send({ message: validationMessage(error.validation[0] as Parameters<typeof validationMessage>[0], error.validationContext ?? 'body', 'module').message });
+      return reply.code(400).send({
+        message: validationMessage(error.validation[0] as Parameters<typeof validationMessage>[0], error.validationContext ?? 'body', 'module').message,
+      });
     }
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) reply.log.error({ err: error }, 'unexpected server fault');
@@ -76,8 +103,10 @@ export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
   app.get('/modules', { schema: { hide: hidden, tags, summary: 'List rating modules', response: { 200: ModuleV2Collection } } }, async () => ({
     modules: (await modules.list()).map(v2),
   }));
-  app.get('/modules/:module_id', { schema: { hide: hidden, tags, summary: 'Get a rating module', params: ModulePath, response: { 200: ModuleV2 } } }, async (request) =>
-    v2(await find(request.params.module_id)),
+  app.get(
+    '/modules/:module_id',
+    { schema: { hide: hidden, tags, summary: 'Get a rating module', params: ModulePath, response: { 200: ModuleV2 } } },
+    async (request) => v2(await find(request.params.module_id)),
   );
   app.put(
     '/modules/:module_id',

@@ -38,7 +38,8 @@ export async function ensureCompiles(compiler: ScriptCompiler | undefined, name:
 /** The HTTP error for a compile check the sandbox could not complete. */
 function compileFailure(name: string, error: unknown): unknown {
   const beyond = `Script ${name} could not be compiled within the sandbox's limits`;
-  if (error instanceof ScriptTimeoutError) return new BadRequestError(`${beyond}: compiling took longer than ${error.timeoutMs} ms (TARIFF_SCRIPT_TIMEOUT_MS).`);
+  if (error instanceof ScriptTimeoutError)
+    return new BadRequestError(`${beyond}: compiling took longer than ${error.timeoutMs} ms (TARIFF_SCRIPT_TIMEOUT_MS).`);
   if (error instanceof ScriptResourceError && error.reason === 'memory') {
     return new BadRequestError(`${beyond}: compiling needed more than ${error.detail} MB of memory (TARIFF_SCRIPT_MEMORY_MB).`);
   }

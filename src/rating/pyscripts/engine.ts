@@ -57,7 +57,12 @@ function scriptDecimal(value: unknown, where: string, maxExponent: number, scrip
  * Reads back the dataframe the scripts left. A point keeps its earlier contributions (`explain`)
  * when its service still has as many points as before.
  */
-function fromScripts(dataframe: JsonDataframe, before: Map<string, PricedPoint[]>, maxExponent: number, scripts: readonly { name: string }[]): Map<string, PricedPoint[]> {
+function fromScripts(
+  dataframe: JsonDataframe,
+  before: Map<string, PricedPoint[]>,
+  maxExponent: number,
+  scripts: readonly { name: string }[],
+): Map<string, PricedPoint[]> {
   const services = new Map<string, PricedPoint[]>();
   for (const [service, points] of Object.entries(dataframe.usage)) {
     const previous = before.get(service);
@@ -85,12 +90,23 @@ function fromScripts(dataframe: JsonDataframe, before: Map<string, PricedPoint[]
  *   the script (raised, invalid data, time or memory limit) or the scripts and the attribute (a
  *   decimal out of range); 503 when the sandbox failed or had no room (with `Retry-After`).
  */
-export async function priceWithScripts(scripts: readonly LiveScript[], dataframe: RatingDataframe, context: PricingContext, runner: ScriptRunner | undefined): Promise<void> {
+export async function priceWithScripts(
+  scripts: readonly LiveScript[],
+  dataframe: RatingDataframe,
+  context: PricingContext,
+  runner: ScriptRunner | undefined,
+): Promise<void> {
   const active = scripts.filter((script) => script.start <= context.at && (script.end === null || script.end > context.at));
   if (active.length === 0) return;
   if (!runner) throw new SandboxUnavailableError();
-  const result = await runner.run(active.map(({ name, source }) => ({ name, source })), dataframeToJson(dataframe, false), { tenant: context.caller }).catch((error: unknown) => {
-    throw scriptFailure(error);
-  });
+  const result = await runner
+    .run(
+      active.map(({ name, source }) => ({ name, source })),
+      dataframeToJson(dataframe, false),
+      { tenant: context.caller },
+    )
+    .catch((error: unknown) => {
+      throw scriptFailure(error);
+    });
   dataframe.services = fromScripts(result, dataframe.services, context.maxDecimalExponent, active);
 }

@@ -15,7 +15,19 @@ import { noSuchScript, scriptExists } from './errors.js';
 import { planScriptUpdate, scriptChecksum, type ScriptDraft } from './validation.js';
 import type { Script, ScriptUpdateBody } from './schemas.js';
 
-const SUMMARY_COLUMNS = ['s.script_id', 's.name', 's.checksum', 's.description', 's.start', 's.end', 's.created_at', 's.deleted', 's.created_by', 's.updated_by', 's.deleted_by'] as const;
+const SUMMARY_COLUMNS = [
+  's.script_id',
+  's.name',
+  's.checksum',
+  's.description',
+  's.start',
+  's.end',
+  's.created_at',
+  's.deleted',
+  's.created_by',
+  's.updated_by',
+  's.deleted_by',
+] as const;
 
 function selectScripts(db: PyscriptsDb) {
   return db.selectFrom('pyscripts_scripts as s').select(SUMMARY_COLUMNS);
@@ -121,7 +133,12 @@ export class ScriptRepository {
     return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
       const transaction = scriptTables(tariffTransaction);
       await serialize();
-      const existing = await transaction.selectFrom('pyscripts_scripts').select('script_id').where('name', '=', draft.name).where('deleted', 'is', null).executeTakeFirst();
+      const existing = await transaction
+        .selectFrom('pyscripts_scripts')
+        .select('script_id')
+        .where('name', '=', draft.name)
+        .where('deleted', 'is', null)
+        .executeTakeFirst();
       if (existing) throw scriptExists(draft.name, existing.script_id);
       const scriptId = randomUUID();
       await transaction
@@ -148,7 +165,12 @@ export class ScriptRepository {
    *
    * @throws NotFoundError, BadRequestError.
    */
-  update(uuid: string, body: ScriptUpdateBody, audit: Audit, checkSource: (name: string, source: string) => Promise<void> = async () => {}): Promise<Required<Script>> {
+  update(
+    uuid: string,
+    body: ScriptUpdateBody,
+    audit: Audit,
+    checkSource: (name: string, source: string) => Promise<void> = async () => {},
+  ): Promise<Required<Script>> {
     return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
       const transaction = scriptTables(tariffTransaction);
       await serialize();

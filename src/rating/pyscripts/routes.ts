@@ -24,9 +24,13 @@ const IdQuery = QueryString({ script_id: Type.Optional(Type.String()) });
 /** Scripts: list (`no_data` and filters), get, create (`force`), update, soft delete. */
 export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async (app, { scripts, compiler, hidden }) => {
   const tags = ['pyscripts'];
-  app.get('/scripts', { schema: { hide: hidden, tags, summary: 'List scripts', querystring: ScriptListQuery, response: { 200: ScriptCollection } } }, async (request) => ({
-    scripts: await scripts.list(ruleFiltersFrom(request.query, requestTime()), { withData: !queryBoolean(request.query.no_data) }),
-  }));
+  app.get(
+    '/scripts',
+    { schema: { hide: hidden, tags, summary: 'List scripts', querystring: ScriptListQuery, response: { 200: ScriptCollection } } },
+    async (request) => ({
+      scripts: await scripts.list(ruleFiltersFrom(request.query, requestTime()), { withData: !queryBoolean(request.query.no_data) }),
+    }),
+  );
   app.get('/scripts/:script_id', { schema: { hide: hidden, tags, summary: 'Get a script', querystring: IdQuery, response: { 200: Script } } }, (request) =>
     scripts.get(resourceId(request, 'script_id', noSuchScript)),
   );
@@ -34,7 +38,14 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
     '/scripts',
     {
       config: { bodyName: 'script_data' },
-      schema: { hide: hidden, tags, summary: 'Create a script', querystring: QueryString({ force: Type.Optional(BooleanText) }), body: ScriptCreateBody, response: { 201: Script } },
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Create a script',
+        querystring: QueryString({ force: Type.Optional(BooleanText) }),
+        body: ScriptCreateBody,
+        response: { 201: Script },
+      },
     },
     async (request, reply) => {
       const now = requestTime();
@@ -57,14 +68,27 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
       },
       async (request, reply) => {
         const checkSource = (name: string, source: string) => ensureCompiles(compiler, name, source);
-        const script = await scripts.update(resourceId(request, 'script_id', noSuchScript), request.body, { actor: actingUser(request), now: requestTime() }, checkSource);
+        const script = await scripts.update(
+          resourceId(request, 'script_id', noSuchScript),
+          request.body,
+          { actor: actingUser(request), now: requestTime() },
+          checkSource,
+        );
         setLocation(request, reply, script.script_id);
         return script;
       },
     );
     app.delete(
       url,
-      { schema: { hide: hidden, tags, summary: 'Soft-delete a script', querystring: IdQuery, body: Type.Object({ script_id: Type.Optional(Type.String()) }, { additionalProperties: false }) } },
+      {
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Soft-delete a script',
+          querystring: IdQuery,
+          body: Type.Object({ script_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
+        },
+      },
       async (request, reply) => {
         await scripts.delete(resourceId(request, 'script_id', noSuchScript), { actor: actingUser(request), now: requestTime() });
         return reply.code(204).send();

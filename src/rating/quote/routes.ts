@@ -55,7 +55,10 @@ function callerOf(request: FastifyRequest, tenantId?: string | null): string {
 export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden }) => {
   app.post(
     '/quote',
-    { config: { bodyName: 'res_data', maxBodyBytes: bodyLimit }, schema: { hide: hidden, tags: ['quote'], summary: 'Price resources with the enabled modules (total as a bare number)', body: QuoteV1Body } },
+    {
+      config: { bodyName: 'res_data', maxBodyBytes: bodyLimit },
+      schema: { hide: hidden, tags: ['quote'], summary: 'Price resources with the enabled modules (total as a bare number)', body: QuoteV1Body },
+    },
     async (request, reply) => {
       // Service names are caller text (`constructor`, `__proto__`): a null-prototype object.
       const usage: Usage = Object.create(null) as Usage;
@@ -65,7 +68,14 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       }
       const now = new Date();
       const end = new Date(now.getTime() + HOUR_MS);
-      const priced = await priceUsage(await snapshots.current(), usage, { at: now.getTime(), tenantId: null, caller: callerOf(request), explain: false, period: { begin: now.toISOString(), end: end.toISOString() }, maxDecimalExponent });
+      const priced = await priceUsage(await snapshots.current(), usage, {
+        at: now.getTime(),
+        tenantId: null,
+        caller: callerOf(request),
+        explain: false,
+        period: { begin: now.toISOString(), end: end.toISOString() },
+        maxDecimalExponent,
+      });
       return reply.type('application/json; charset=utf-8').send(priced.total.toString());
     },
   );
@@ -75,7 +85,10 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
 export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden }) => {
   app.post(
     '/quote',
-    { config: { bodyName: 'quote', maxBodyBytes: bodyLimit }, schema: { hide: hidden, tags: ['quote'], summary: 'Price whole dataframes for a tenant at a time, optionally explained', body: QuoteV2Body } },
+    {
+      config: { bodyName: 'quote', maxBodyBytes: bodyLimit },
+      schema: { hide: hidden, tags: ['quote'], summary: 'Price whole dataframes for a tenant at a time, optionally explained', body: QuoteV2Body },
+    },
     async (request, reply) => {
       const body = request.body;
       const begin = body.period ? parseDateTime(body.period.begin, 'period.begin') : undefined;
@@ -83,9 +96,18 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       if (body.period) parseDateTime(body.period.end, 'period.end');
       const at = body.at !== undefined ? parseDateTime(body.at, 'at') : (begin ?? new Date());
       const period = body.period ?? { begin: at.toISOString(), end: new Date(at.getTime() + HOUR_MS).toISOString() };
-      const priced = await priceUsage(await snapshots.current(), body.usage, { at: at.getTime(), tenantId: body.tenant_id ?? null, caller: callerOf(request, body.tenant_id), explain: body.explain ?? false, period, maxDecimalExponent });
+      const priced = await priceUsage(await snapshots.current(), body.usage, {
+        at: at.getTime(),
+        tenantId: body.tenant_id ?? null,
+        caller: callerOf(request, body.tenant_id),
+        explain: body.explain ?? false,
+        period,
+        maxDecimalExponent,
+      });
       // A 100,000-point answer: plain JSON.stringify, no response schema to walk.
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ total: priced.total.toString(), period: priced.dataframe.period, usage: priced.dataframe.usage }));
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ total: priced.total.toString(), period: priced.dataframe.period, usage: priced.dataframe.usage }));
     },
   );
 };

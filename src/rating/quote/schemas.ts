@@ -26,10 +26,7 @@ export const Period = Type.Object({ begin: Type.String(), end: Type.String() });
 export const QuoteV1Body = Type.Object(
   {
     resources: Type.Array(
-      Type.Object(
-        { service: Type.String({ minLength: 1 }), volume: DecimalInput, desc: Type.Optional(Scalars) },
-        { additionalProperties: false },
-      ),
+      Type.Object({ service: Type.String({ minLength: 1 }), volume: DecimalInput, desc: Type.Optional(Scalars) }, { additionalProperties: false }),
     ),
   },
   { additionalProperties: false },

@@ -38,7 +38,9 @@ export class FeeRepository {
 
   /** @throws NotFoundError when unknown. */
   async delete(feeId: string): Promise<void> {
-    const result = await inWriteTransaction(this.database, (transaction) => feeTables(transaction).deleteFrom('fixed_fee_fees').where('fee_id', '=', feeId).executeTakeFirst());
+    const result = await inWriteTransaction(this.database, (transaction) =>
+      feeTables(transaction).deleteFrom('fixed_fee_fees').where('fee_id', '=', feeId).executeTakeFirst(),
+    );
     if (result.numDeletedRows === 0n) throw new NotFoundError(`No such fee: ${feeId}`);
   }
 

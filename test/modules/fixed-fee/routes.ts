@@ -8,7 +8,10 @@ import { parseDecimal, COST_COLUMN } from '../../../src/rating/common/decimal.js
 import { FeeRepository } from './repository.js';
 
 const Fee = Type.Object({ fee_id: Type.String(), service: Type.String(), fee: Type.String() });
-const FeeBody = Type.Object({ service: Type.String({ minLength: 1, maxLength: 255 }), fee: Type.Union([Type.String(), Type.Number()]) }, { additionalProperties: false });
+const FeeBody = Type.Object(
+  { service: Type.String({ minLength: 1, maxLength: 255 }), fee: Type.Union([Type.String(), Type.Number()]) },
+  { additionalProperties: false },
+);
 
 const feeRoutes: FastifyPluginAsyncTypebox<{ fees: FeeRepository; hidden: boolean }> = async (app, { fees, hidden }) => {
   const tags = ['fixed_fee'];

@@ -84,7 +84,9 @@ export function planService(rules: SelectedServiceRules): ServicePlan {
     return index >= 0 ? index : groupNames.push(name) - 1;
   };
   // Ranks, by rule: the flat costs with zero first (the flat every group starts with), the levels.
-  const flats = [...rules.mappings, ...rules.fields.flatMap((field) => [...field.mappings.values()].flat())].filter((selected) => selected.rule.type === 'flat');
+  const flats = [...rules.mappings, ...rules.fields.flatMap((field) => [...field.mappings.values()].flat())].filter(
+    (selected) => selected.rule.type === 'flat',
+  );
   const flatRanks = ranks([Exact.ZERO, ...flats.map((selected) => selected.cost)]);
   const flatRank = new Map(flats.map((selected, index) => [selected, flatRanks[index + 1]]));
   const thresholds = [...rules.thresholds, ...rules.fields.flatMap((field) => field.thresholds)];
@@ -116,7 +118,11 @@ export function planService(rules: SelectedServiceRules): ServicePlan {
   const serviceThresholds = rules.thresholds.map((selected) => planThreshold(selected, 'service'));
   const fields = rules.fields.map((field): PlannedField => {
     const mappings = new Map<string, PlannedMapping[]>();
-    for (const [value, selected] of field.mappings) mappings.set(value, selected.map((one) => planMapping(one, 'field mapping')));
+    for (const [value, selected] of field.mappings)
+      mappings.set(
+        value,
+        selected.map((one) => planMapping(one, 'field mapping')),
+      );
     const thresholds = field.thresholds.map((selected) => planThreshold(selected, 'field'));
     const fieldLevels = plannedLevels(field.thresholds.map((selected) => selected.level));
     const effects = new Map<unknown, FieldEffect>();

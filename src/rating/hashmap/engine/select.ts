@@ -6,7 +6,16 @@
  * parsed to decimals here, once per selection, not once per point.
  */
 import { Exact } from '../../common/exact.js';
-import { DEFAULT_GROUP, type MappingRule, type RuleIndex, type SelectedFieldRules, type SelectedMapping, type SelectedRules, type SelectedThreshold, type ThresholdRule } from './types.js';
+import {
+  DEFAULT_GROUP,
+  type MappingRule,
+  type RuleIndex,
+  type SelectedFieldRules,
+  type SelectedMapping,
+  type SelectedRules,
+  type SelectedThreshold,
+  type ThresholdRule,
+} from './types.js';
 
 /** Ungrouped rules belong to CloudKitty's `_DEFAULT_` group, for overrides as for pricing. */
 const groupName = (group: string | null) => group ?? DEFAULT_GROUP;
@@ -19,9 +28,7 @@ function withoutOverridden<R extends { tenantId: string | null; group: string | 
 }
 
 function selectMappings(rules: readonly MappingRule[], at: number, tenantId: string | null): SelectedMapping[] {
-  const active = rules.filter(
-    (rule) => (rule.tenantId === null || rule.tenantId === tenantId) && rule.start <= at && (rule.end === null || rule.end > at),
-  );
+  const active = rules.filter((rule) => (rule.tenantId === null || rule.tenantId === tenantId) && rule.start <= at && (rule.end === null || rule.end > at));
   return withoutOverridden(active, () => '').map((rule) => ({ rule, cost: Exact.from(rule.cost) }));
 }
 

@@ -22,7 +22,18 @@ export async function loadRuleIndex(db: HashmapDb): Promise<RuleIndex> {
       .leftJoin('hashmap_fields as f', 'f.id', 'm.field_id')
       .leftJoin('hashmap_services as s', (join) => join.on((eb) => eb.or([eb('s.id', '=', eb.ref('m.service_id')), eb('s.id', '=', eb.ref('f.service_id'))])))
       .leftJoin('hashmap_groups as g', 'g.id', 'm.group_id')
-      .select(['m.mapping_id', 'm.map_type', 'm.cost', 'm.value', 'm.tenant_id', 'm.start', 'm.end', 'g.name as groupName', 's.name as serviceName', 'f.name as fieldName'])
+      .select([
+        'm.mapping_id',
+        'm.map_type',
+        'm.cost',
+        'm.value',
+        'm.tenant_id',
+        'm.start',
+        'm.end',
+        'g.name as groupName',
+        's.name as serviceName',
+        'f.name as fieldName',
+      ])
       .where('m.deleted', 'is', null)
       .orderBy('m.id')
       .execute(),

@@ -124,7 +124,9 @@ function liveMapping(mapping: Mapping): LiveMapping {
 /** Hashmap mappings. */
 export class MappingRepository {
   /** The live mapping with a given id: the hottest read, compiled once. */
-  private readonly liveById = new ReusableQuery((db: HashmapDb, uuid: string) => selectMappings(db).where('m.mapping_id', '=', uuid).where('m.deleted', 'is', null));
+  private readonly liveById = new ReusableQuery((db: HashmapDb, uuid: string) =>
+    selectMappings(db).where('m.mapping_id', '=', uuid).where('m.deleted', 'is', null),
+  );
 
   private readonly db: HashmapDb;
 

@@ -3,14 +3,9 @@ import { sql, type ExpressionBuilder, type RawBuilder, type ReferenceExpression 
 import type { ParentFilters } from '../validation.js';
 
 /** `column = value`, or `column IS NULL` when value is null: CloudKitty's "null equals null" keys. */
-export function nullSafeEquals<DB, TB extends keyof DB>(
-  eb: ExpressionBuilder<DB, TB>,
-  column: ReferenceExpression<DB, TB>,
-  value: string | number | null,
-) {
+export function nullSafeEquals<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, column: ReferenceExpression<DB, TB>, value: string | number | null) {
   return value === null ? eb(column, 'is', null) : eb(column, '=', value as never);
 }
-
 
 /**
  * SQL conditions (to AND together) for the parent, group and tenant filters, on a rule table

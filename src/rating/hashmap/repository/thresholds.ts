@@ -16,7 +16,16 @@ function selectThresholds(db: HashmapDb) {
     .leftJoin('hashmap_services as s', 's.id', 't.service_id')
     .leftJoin('hashmap_fields as f', 'f.id', 't.field_id')
     .leftJoin('hashmap_groups as g', 'g.id', 't.group_id')
-    .select(['t.threshold_id', 't.level', 't.map_type', 't.cost', 's.service_id as service_uuid', 'f.field_id as field_uuid', 'g.group_id as group_uuid', 't.tenant_id']);
+    .select([
+      't.threshold_id',
+      't.level',
+      't.map_type',
+      't.cost',
+      's.service_id as service_uuid',
+      'f.field_id as field_uuid',
+      'g.group_id as group_uuid',
+      't.tenant_id',
+    ]);
 }
 
 type ThresholdRow = Awaited<ReturnType<ReturnType<typeof selectThresholds>['executeTakeFirstOrThrow']>>;
@@ -47,7 +56,10 @@ async function refuseConflicts(transaction: HashmapDb, candidate: ThresholdKey):
     .where('t.level', '=', candidate.level)
     .where((eb) => eb.and([nullSafeEquals(eb, 't.tenant_id', candidate.tenantId), nullSafeEquals(eb, 'g.group_id', candidate.groupId)]))
     .execute();
-  const conflict = findThresholdConflict(candidate, rows.map((row) => keyOf(toThreshold(row))));
+  const conflict = findThresholdConflict(
+    candidate,
+    rows.map((row) => keyOf(toThreshold(row))),
+  );
   if (conflict) throw conflict;
 }
 

@@ -17,15 +17,26 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
   const { groups, mappings, thresholds } = repositories;
   const tags = ['hashmap'];
 
-  app.get('/groups', { schema: { hide: hidden, tags, summary: 'List groups', querystring: NoQuery, response: { 200: GroupCollection } } }, async () => ({ groups: await groups.listGroups() }));
-  app.get('/groups/:group_id', { schema: { hide: hidden, tags, summary: 'Get a group', querystring: IdQuery('group_id'), response: { 200: Group } } }, (request) =>
-    groups.getGroup(resourceId(request, 'group_id', noSuchGroup)),
+  app.get('/groups', { schema: { hide: hidden, tags, summary: 'List groups', querystring: NoQuery, response: { 200: GroupCollection } } }, async () => ({
+    groups: await groups.listGroups(),
+  }));
+  app.get(
+    '/groups/:group_id',
+    { schema: { hide: hidden, tags, summary: 'Get a group', querystring: IdQuery('group_id'), response: { 200: Group } } },
+    (request) => groups.getGroup(resourceId(request, 'group_id', noSuchGroup)),
   );
-  app.post('/groups', { config: { bodyName: 'group_data' }, schema: { hide: hidden, tags, summary: 'Create a group', querystring: NoQuery, body: GroupCreateBody, response: { 201: Group } } }, async (request, reply) => {
-    const group = await groups.createGroup(request.body.name);
-    setLocation(request, reply, group.group_id);
-    return reply.code(201).send(group);
-  });
+  app.post(
+    '/groups',
+    {
+      config: { bodyName: 'group_data' },
+      schema: { hide: hidden, tags, summary: 'Create a group', querystring: NoQuery, body: GroupCreateBody, response: { 201: Group } },
+    },
+    async (request, reply) => {
+      const group = await groups.createGroup(request.body.name);
+      setLocation(request, reply, group.group_id);
+      return reply.code(201).send(group);
+    },
+  );
   for (const url of ['/groups', '/groups/:group_id']) {
     app.delete(
       url,
@@ -47,13 +58,21 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
     );
   }
   for (const url of ['/groups/mappings', '/groups/:group_id/mappings']) {
-    app.get(url, { schema: { hide: hidden, tags, summary: 'List the mappings of a group', querystring: IdQuery('group_id'), response: { 200: MappingCollection } } }, async (request) => ({
-      mappings: await mappings.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
-    }));
+    app.get(
+      url,
+      { schema: { hide: hidden, tags, summary: 'List the mappings of a group', querystring: IdQuery('group_id'), response: { 200: MappingCollection } } },
+      async (request) => ({
+        mappings: await mappings.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
+      }),
+    );
   }
   for (const url of ['/groups/thresholds', '/groups/:group_id/thresholds']) {
-    app.get(url, { schema: { hide: hidden, tags, summary: 'List the thresholds of a group', querystring: IdQuery('group_id'), response: { 200: ThresholdCollection } } }, async (request) => ({
-      thresholds: await thresholds.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
-    }));
+    app.get(
+      url,
+      { schema: { hide: hidden, tags, summary: 'List the thresholds of a group', querystring: IdQuery('group_id'), response: { 200: ThresholdCollection } } },
+      async (request) => ({
+        thresholds: await thresholds.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
+      }),
+    );
   }
 };

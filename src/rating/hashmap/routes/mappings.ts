@@ -15,14 +15,24 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
   const { mappings } = repositories;
   const tags = ['hashmap'];
 
-  app.get('/types', { schema: { hide: hidden, tags, summary: 'Rule types', querystring: QueryString({}), response: { 200: Type.Array(Type.String()) } } }, async () => [...RULE_TYPES]);
+  app.get(
+    '/types',
+    { schema: { hide: hidden, tags, summary: 'Rule types', querystring: QueryString({}), response: { 200: Type.Array(Type.String()) } } },
+    async () => [...RULE_TYPES],
+  );
 
-  app.get('/mappings', { schema: { hide: hidden, tags, summary: 'List mappings', querystring: MappingListQuery, response: { 200: MappingCollection } } }, async (request) => {
-    const now = requestTime();
-    return { mappings: await mappings.list(mappingFiltersFrom(request.query, now)) };
-  });
-  app.get('/mappings/group', { schema: { hide: hidden, tags, summary: 'Get the group of a mapping', querystring: IdQuery, response: { 200: Group } } }, (request) =>
-    mappings.groupOf(resourceId(request, 'mapping_id', noSuchMapping)),
+  app.get(
+    '/mappings',
+    { schema: { hide: hidden, tags, summary: 'List mappings', querystring: MappingListQuery, response: { 200: MappingCollection } } },
+    async (request) => {
+      const now = requestTime();
+      return { mappings: await mappings.list(mappingFiltersFrom(request.query, now)) };
+    },
+  );
+  app.get(
+    '/mappings/group',
+    { schema: { hide: hidden, tags, summary: 'Get the group of a mapping', querystring: IdQuery, response: { 200: Group } } },
+    (request) => mappings.groupOf(resourceId(request, 'mapping_id', noSuchMapping)),
   );
   app.get('/mappings/:mapping_id', { schema: { hide: hidden, tags, summary: 'Get a mapping', querystring: IdQuery, response: { 200: Mapping } } }, (request) =>
     mappings.get(resourceId(request, 'mapping_id', noSuchMapping)),
@@ -31,7 +41,14 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
     '/mappings',
     {
       config: { bodyName: 'mapping_data' },
-      schema: { hide: hidden, tags, summary: 'Create a mapping', querystring: QueryString({ force: Type.Optional(BooleanText) }), body: MappingCreateBody, response: { 201: Mapping } },
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Create a mapping',
+        querystring: QueryString({ force: Type.Optional(BooleanText) }),
+        body: MappingCreateBody,
+        response: { 201: Mapping },
+      },
     },
     async (request, reply) => {
       const now = requestTime();
@@ -61,7 +78,15 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
     );
     app.delete(
       url,
-      { schema: { hide: hidden, tags, summary: 'Soft-delete a mapping', querystring: IdQuery, body: Type.Object({ mapping_id: Type.Optional(Type.String()) }, { additionalProperties: false }) } },
+      {
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Soft-delete a mapping',
+          querystring: IdQuery,
+          body: Type.Object({ mapping_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
+        },
+      },
       async (request, reply) => {
         await mappings.delete(resourceId(request, 'mapping_id', noSuchMapping), { actor: actingUser(request), now: requestTime() });
         return reply.code(204).send();

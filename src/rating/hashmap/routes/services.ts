@@ -22,42 +22,116 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
   app.get('/services', { schema: { hide: hidden, tags, summary: 'List services', querystring: NoQuery, response: { 200: ServiceCollection } } }, async () => ({
     services: await services.listServices(),
   }));
-  app.get('/services/:service_id', { schema: { hide: hidden, tags, summary: 'Get a service', querystring: IdQuery('service_id'), response: { 200: Service } } }, (request) =>
-    services.getService(resourceId(request, 'service_id', noSuchService)),
+  app.get(
+    '/services/:service_id',
+    { schema: { hide: hidden, tags, summary: 'Get a service', querystring: IdQuery('service_id'), response: { 200: Service } } },
+    (request) => services.getService(resourceId(request, 'service_id', noSuchService)),
   );
-  app.post('/services', { config: { bodyName: 'service_data' }, schema: { hide: hidden, tags, summary: 'Create a service', querystring: NoQuery, body: ServiceCreateBody, response: { 201: Service } } }, async (request, reply) => {
-    const service = await services.createService(request.body.name);
-    setLocation(request, reply, service.service_id);
-    return reply.code(201).send(service);
-  });
+  app.post(
+    '/services',
+    {
+      config: { bodyName: 'service_data' },
+      schema: { hide: hidden, tags, summary: 'Create a service', querystring: NoQuery, body: ServiceCreateBody, response: { 201: Service } },
+    },
+    async (request, reply) => {
+      const service = await services.createService(request.body.name);
+      setLocation(request, reply, service.service_id);
+      return reply.code(201).send(service);
+    },
+  );
   for (const url of ['/services', '/services/:service_id']) {
-    app.delete(url, { schema: { hide: hidden, tags, summary: 'Delete a service with its fields, mappings and thresholds', querystring: IdQuery('service_id'), body: IdBody('service_id') } }, async (request, reply) => {
-      await services.deleteService(resourceId(request, 'service_id', noSuchService));
-      return reply.code(204).send();
-    });
+    app.delete(
+      url,
+      {
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Delete a service with its fields, mappings and thresholds',
+          querystring: IdQuery('service_id'),
+          body: IdBody('service_id'),
+        },
+      },
+      async (request, reply) => {
+        await services.deleteService(resourceId(request, 'service_id', noSuchService));
+        return reply.code(204).send();
+      },
+    );
   }
-  app.get('/services/:service_id/fields', { schema: { hide: hidden, tags, summary: 'List the fields of a service', params: ServicePath, querystring: IdQuery('service_id'), response: { 200: FieldCollection } } }, async (request) => ({
-    fields: isUuid(requiredArgument(request, 'service_id')) ? await services.listFields(request.params.service_id.toLowerCase()) : [],
-  }));
-  app.get('/services/:service_id/mappings', { schema: { hide: hidden, tags, summary: 'List the mappings of a service', params: ServicePath, querystring: IdQuery('service_id'), response: { 200: MappingCollection } } }, async (request) => ({
-    mappings: isUuid(requiredArgument(request, 'service_id')) ? await mappings.list({ serviceId: request.params.service_id, now: requestTime() }) : [],
-  }));
-
-  app.get('/fields', { schema: { hide: hidden, tags, summary: 'List the fields of a service', querystring: QueryString({ service_id: Type.Optional(UuidText) }), response: { 200: FieldCollection } } }, async (request) => ({
-    fields: await services.listFields(requiredArgument(request, 'service_id').toLowerCase()),
-  }));
-  app.get('/fields/:field_id', { schema: { hide: hidden, tags, summary: 'Get a field', querystring: IdQuery('field_id'), response: { 200: Field } } }, (request) =>
-    services.getField(resourceId(request, 'field_id', noSuchField)),
+  app.get(
+    '/services/:service_id/fields',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List the fields of a service',
+        params: ServicePath,
+        querystring: IdQuery('service_id'),
+        response: { 200: FieldCollection },
+      },
+    },
+    async (request) => ({
+      fields: isUuid(requiredArgument(request, 'service_id')) ? await services.listFields(request.params.service_id.toLowerCase()) : [],
+    }),
   );
-  app.post('/fields', { config: { bodyName: 'field_data' }, schema: { hide: hidden, tags, summary: 'Create a field', querystring: NoQuery, body: FieldCreateBody, response: { 201: Field } } }, async (request, reply) => {
-    const field = await services.createField(request.body.service_id.toLowerCase(), request.body.name);
-    setLocation(request, reply, field.field_id);
-    return reply.code(201).send(field);
-  });
+  app.get(
+    '/services/:service_id/mappings',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List the mappings of a service',
+        params: ServicePath,
+        querystring: IdQuery('service_id'),
+        response: { 200: MappingCollection },
+      },
+    },
+    async (request) => ({
+      mappings: isUuid(requiredArgument(request, 'service_id')) ? await mappings.list({ serviceId: request.params.service_id, now: requestTime() }) : [],
+    }),
+  );
+
+  app.get(
+    '/fields',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List the fields of a service',
+        querystring: QueryString({ service_id: Type.Optional(UuidText) }),
+        response: { 200: FieldCollection },
+      },
+    },
+    async (request) => ({
+      fields: await services.listFields(requiredArgument(request, 'service_id').toLowerCase()),
+    }),
+  );
+  app.get(
+    '/fields/:field_id',
+    { schema: { hide: hidden, tags, summary: 'Get a field', querystring: IdQuery('field_id'), response: { 200: Field } } },
+    (request) => services.getField(resourceId(request, 'field_id', noSuchField)),
+  );
+  app.post(
+    '/fields',
+    {
+      config: { bodyName: 'field_data' },
+      schema: { hide: hidden, tags, summary: 'Create a field', querystring: NoQuery, body: FieldCreateBody, response: { 201: Field } },
+    },
+    async (request, reply) => {
+      const field = await services.createField(request.body.service_id.toLowerCase(), request.body.name);
+      setLocation(request, reply, field.field_id);
+      return reply.code(201).send(field);
+    },
+  );
   for (const url of ['/fields', '/fields/:field_id']) {
-    app.delete(url, { schema: { hide: hidden, tags, summary: 'Delete a field with its mappings and thresholds', querystring: IdQuery('field_id'), body: IdBody('field_id') } }, async (request, reply) => {
-      await services.deleteField(resourceId(request, 'field_id', noSuchField));
-      return reply.code(204).send();
-    });
+    app.delete(
+      url,
+      {
+        schema: { hide: hidden, tags, summary: 'Delete a field with its mappings and thresholds', querystring: IdQuery('field_id'), body: IdBody('field_id') },
+      },
+      async (request, reply) => {
+        await services.deleteField(resourceId(request, 'field_id', noSuchField));
+        return reply.code(204).send();
+      },
+    );
   }
 };

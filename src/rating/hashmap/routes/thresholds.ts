@@ -15,20 +15,35 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
   const { thresholds } = repositories;
   const tags = ['hashmap'];
 
-  app.get('/thresholds', { schema: { hide: hidden, tags, summary: 'List thresholds (no filter: all)', querystring: ThresholdListQuery, response: { 200: ThresholdCollection } } }, async (request) => ({
-    thresholds: await thresholds.list(parentFiltersFrom(request.query)),
-  }));
-  app.get('/thresholds/group', { schema: { hide: hidden, tags, summary: 'Get the group of a threshold', querystring: IdQuery, response: { 200: Group } } }, (request) =>
-    thresholds.groupOf(resourceId(request, 'threshold_id', noSuchThreshold)),
+  app.get(
+    '/thresholds',
+    { schema: { hide: hidden, tags, summary: 'List thresholds (no filter: all)', querystring: ThresholdListQuery, response: { 200: ThresholdCollection } } },
+    async (request) => ({
+      thresholds: await thresholds.list(parentFiltersFrom(request.query)),
+    }),
   );
-  app.get('/thresholds/:threshold_id', { schema: { hide: hidden, tags, summary: 'Get a threshold', querystring: IdQuery, response: { 200: Threshold } } }, (request) =>
-    thresholds.get(resourceId(request, 'threshold_id', noSuchThreshold)),
+  app.get(
+    '/thresholds/group',
+    { schema: { hide: hidden, tags, summary: 'Get the group of a threshold', querystring: IdQuery, response: { 200: Group } } },
+    (request) => thresholds.groupOf(resourceId(request, 'threshold_id', noSuchThreshold)),
   );
-  app.post('/thresholds', { config: { bodyName: 'threshold_data' }, schema: { hide: hidden, tags, summary: 'Create a threshold', querystring: QueryString({}), body: ThresholdCreateBody, response: { 201: Threshold } } }, async (request, reply) => {
-    const threshold = await thresholds.create(parseThresholdCreate(request.body));
-    setLocation(request, reply, threshold.threshold_id);
-    return reply.code(201).send(threshold);
-  });
+  app.get(
+    '/thresholds/:threshold_id',
+    { schema: { hide: hidden, tags, summary: 'Get a threshold', querystring: IdQuery, response: { 200: Threshold } } },
+    (request) => thresholds.get(resourceId(request, 'threshold_id', noSuchThreshold)),
+  );
+  app.post(
+    '/thresholds',
+    {
+      config: { bodyName: 'threshold_data' },
+      schema: { hide: hidden, tags, summary: 'Create a threshold', querystring: QueryString({}), body: ThresholdCreateBody, response: { 201: Threshold } },
+    },
+    async (request, reply) => {
+      const threshold = await thresholds.create(parseThresholdCreate(request.body));
+      setLocation(request, reply, threshold.threshold_id);
+      return reply.code(201).send(threshold);
+    },
+  );
   for (const url of ['/thresholds', '/thresholds/:threshold_id']) {
     app.put(
       url,
@@ -47,7 +62,15 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
     );
     app.delete(
       url,
-      { schema: { hide: hidden, tags, summary: 'Delete a threshold', querystring: IdQuery, body: Type.Object({ threshold_id: Type.Optional(Type.String()) }, { additionalProperties: false }) } },
+      {
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Delete a threshold',
+          querystring: IdQuery,
+          body: Type.Object({ threshold_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
+        },
+      },
       async (request, reply) => {
         await thresholds.delete(resourceId(request, 'threshold_id', noSuchThreshold));
         return reply.code(204).send();

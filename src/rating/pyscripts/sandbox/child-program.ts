@@ -78,7 +78,10 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
   replaceAll(net.Server.prototype, ['listen', '_listen2'], 'net.Server');
   replaceAll(dgram, ['createSocket'], 'dgram');
   replaceAll(dgram.Socket.prototype, ['bind', 'connect', 'send'], 'dgram.Socket');
-  for (const [name, module] of [['http', http], ['https', https]] as const) {
+  for (const [name, module] of [
+    ['http', http],
+    ['https', https],
+  ] as const) {
     replaceAll(module, ['request', 'get'], name);
     replaceAll(module.Agent.prototype, ['createConnection'], `${name}.Agent`);
   }
@@ -87,8 +90,16 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
   const dnsFunctions = (target: object) => Object.keys(target).filter((name) => /^(lookup|resolve|reverse)/.test(name));
   replaceAll(dns, dnsFunctions(dns), 'dns');
   replaceAll(dns.promises, dnsFunctions(dns.promises), 'dns.promises');
-  replaceAll(dns.Resolver.prototype, Object.getOwnPropertyNames(dns.Resolver.prototype).filter((n) => n !== 'constructor'), 'dns.Resolver');
-  replaceAll(dns.promises.Resolver.prototype, Object.getOwnPropertyNames(dns.promises.Resolver.prototype).filter((n) => n !== 'constructor'), 'dns.Resolver');
+  replaceAll(
+    dns.Resolver.prototype,
+    Object.getOwnPropertyNames(dns.Resolver.prototype).filter((n) => n !== 'constructor'),
+    'dns.Resolver',
+  );
+  replaceAll(
+    dns.promises.Resolver.prototype,
+    Object.getOwnPropertyNames(dns.promises.Resolver.prototype).filter((n) => n !== 'constructor'),
+    'dns.Resolver',
+  );
   replaceAll(inspector, ['open', 'url', 'waitForDebugger'], 'inspector');
   // os.system() reaches spawnSync; answer "command not found" (the permission model denies it anyway).
   Object.defineProperty(childProcess, 'spawnSync', {
@@ -145,8 +156,7 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
       };
     }
     const result = (await (originalInstantiate as (s: unknown, i?: WebAssembly.Imports) => Promise<unknown>)(source, imports)) as
-      | WebAssembly.Instance
-      | { instance: WebAssembly.Instance };
+      WebAssembly.Instance | { instance: WebAssembly.Instance };
     const instance = 'instance' in result ? result.instance : result;
     const memory = instance.exports.memory;
     if (resize && memory instanceof WebAssembly.Memory) capMemory(memory);
@@ -220,7 +230,22 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
   for (const name of ['require', 'module', 'exports', '__filename', '__dirname']) {
     delete (globalThis as Record<string, unknown>)[name];
   }
-  for (const name of ['kill', '_kill', 'dlopen', '_linkedBinding', '_debugProcess', '_debugEnd', 'chdir', 'setuid', 'setgid', 'seteuid', 'setegid', 'setgroups', 'initgroups', 'abort']) {
+  for (const name of [
+    'kill',
+    '_kill',
+    'dlopen',
+    '_linkedBinding',
+    '_debugProcess',
+    '_debugEnd',
+    'chdir',
+    'setuid',
+    'setgid',
+    'seteuid',
+    'setegid',
+    'setgroups',
+    'initgroups',
+    'abort',
+  ]) {
     if (typeof (proc as unknown as Record<string, unknown>)[name] === 'function') {
       Object.defineProperty(proc, name, { value: denied(`process.${name}`), writable: false, configurable: false });
     }
@@ -239,7 +264,13 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
       case 'ok':
         return null;
       case 'raised':
-        return { type: 'raised', index, exception: String(answer.exception), detail: String(answer.detail), line: typeof answer.line === 'number' ? answer.line : null };
+        return {
+          type: 'raised',
+          index,
+          exception: String(answer.exception),
+          detail: String(answer.detail),
+          line: typeof answer.line === 'number' ? answer.line : null,
+        };
       case 'invalid':
         return { type: 'invalid-data', index, detail: String(answer.detail) };
       case 'input-error':
@@ -251,7 +282,10 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
         return {
           type: 'fatal',
           index,
-          detail: replaced.length > 0 ? `the script replaced ${replaced.join(', ')}, which the sandbox relies on (${detail})` : `the sandbox's own code failed: ${detail}`,
+          detail:
+            replaced.length > 0
+              ? `the script replaced ${replaced.join(', ')}, which the sandbox relies on (${detail})`
+              : `the sandbox's own code failed: ${detail}`,
         };
       }
       default:
@@ -266,7 +300,8 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
     const errno = (thrown as { errno?: unknown } | null)?.errno;
     // Emscripten's file-system error (errno 69 is EROFS: pyodide tried to write while reporting
     // a Python error, and the file system is read-only).
-    if (typeof errno === 'number') return `the interpreter failed while reporting an error (file system error ${errno}${errno === 69 ? ', read-only file system' : ''})`;
+    if (typeof errno === 'number')
+      return `the interpreter failed while reporting an error (file system error ${errno}${errno === 69 ? ', read-only file system' : ''})`;
     const name = (thrown as { name?: unknown } | null)?.name;
     return `the interpreter threw ${typeof name === 'string' ? name : typeof thrown}`;
   };

@@ -60,11 +60,7 @@ export class ScriptResourceError extends Error {
     /** For `memory` the limit in MiB, for `crash` a short description. */
     readonly detail: string,
   ) {
-    super(
-      reason === 'memory'
-        ? `Script ${script} exceeded the memory limit of ${detail} MB`
-        : `Script ${script} crashed the sandbox: ${detail}`,
-    );
+    super(reason === 'memory' ? `Script ${script} exceeded the memory limit of ${detail} MB` : `Script ${script} crashed the sandbox: ${detail}`);
     this.name = 'ScriptResourceError';
   }
 }

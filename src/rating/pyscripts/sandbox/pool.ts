@@ -301,7 +301,8 @@ export class ScriptSandbox {
 
   private errorOf(outcome: Outcome, names: string[]): Error {
     const nameAt = (index: number) => names[Math.max(0, Math.min(index, names.length - 1))] ?? '?';
-    const phase = 'index' in outcome && outcome.index < 0 ? 'loading the dataframe' : 'index' in outcome && outcome.index >= names.length ? 'converting the result' : null;
+    const phase =
+      'index' in outcome && outcome.index < 0 ? 'loading the dataframe' : 'index' in outcome && outcome.index >= names.length ? 'converting the result' : null;
     if (phase && (outcome.type === 'memory' || outcome.type === 'timeout' || outcome.type === 'fatal')) {
       return new SandboxError(
         outcome.type === 'memory'

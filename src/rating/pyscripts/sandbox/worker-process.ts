@@ -105,7 +105,9 @@ export class WorkerProcess {
         else if (message.kind === 'startup-failed') settle(new Error(message.message));
       };
       this.child.on('message', onMessage);
-      this.child.once('exit', (code, signal) => settle(new Error(`the worker exited during start-up (${signal ?? `code ${code}`}): ${errorLine(this.stderrTail)}`)));
+      this.child.once('exit', (code, signal) =>
+        settle(new Error(`the worker exited during start-up (${signal ?? `code ${code}`}): ${errorLine(this.stderrTail)}`)),
+      );
       this.child.once('error', (error) => settle(error));
     });
     this.exited = new Promise<void>((resolve) => {
@@ -221,7 +223,12 @@ export class WorkerProcess {
     if (pending) {
       const tail = errorLine(this.stderrTail);
       if (/heap out of memory|Allocation failed/i.test(this.stderrTail)) this.finish({ type: 'memory', index: pending.index });
-      else this.finish({ type: 'fatal', index: pending.index, detail: `the worker process ${wasKilled ? 'was killed' : `exited (${signal ?? `code ${code}`})`}${tail ? `: ${tail}` : ''}` });
+      else
+        this.finish({
+          type: 'fatal',
+          index: pending.index,
+          detail: `the worker process ${wasKilled ? 'was killed' : `exited (${signal ?? `code ${code}`})`}${tail ? `: ${tail}` : ''}`,
+        });
     }
     this.onExit(this);
     this.resolveExited();
@@ -241,7 +248,13 @@ export class WorkerProcess {
 
 /** The first line of a process's stderr that names an error, else its last 300 characters. */
 function errorLine(stderr: string): string {
-  return stderr.split('\n').find((line) => /\b\w*Error\b|FATAL/.test(line))?.trim().slice(0, 300) ?? stderr.trim().slice(-300);
+  return (
+    stderr
+      .split('\n')
+      .find((line) => /\b\w*Error\b|FATAL/.test(line))
+      ?.trim()
+      .slice(0, 300) ?? stderr.trim().slice(-300)
+  );
 }
 
 /** Resident size of a process in bytes (Linux `/proc`; 0 where unavailable). */
