@@ -71,3 +71,12 @@ export function faultResponses<S extends FaultStatus>(...statuses: S[]) {
 export function messageResponses<S extends FaultStatus>(...statuses: S[]) {
   return responses(statuses, messageSchema);
 }
+
+/**
+ * A 204's schema: no body (OpenAPI lists the status without content). Typed `undefined` so a
+ * handler's `reply.code(204).send()` sends no payload and nothing is serialized, as before.
+ */
+export const NoContent = Type.Unsafe<undefined>({
+  type: 'null',
+  description: 'Done, no body',
+});

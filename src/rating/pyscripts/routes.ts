@@ -1,5 +1,6 @@
 /** Routes of pyscripts scripts (api.md §5-§6), mounted under `module_config/pyscripts`. */
 import { Type } from 'typebox';
+import { NoContent, faultResponses } from '../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../http/request.js';
 import { ruleFiltersFrom } from '../common/rule-filters.js';
@@ -26,13 +27,37 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
   const tags = ['pyscripts'];
   app.get(
     '/scripts',
-    { schema: { hide: hidden, tags, summary: 'List scripts', querystring: ScriptListQuery, response: { 200: ScriptCollection } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List scripts',
+        querystring: ScriptListQuery,
+        response: {
+          200: ScriptCollection,
+          ...faultResponses(400, 401, 403, 503),
+        },
+      },
+    },
     async (request) => ({
       scripts: await scripts.list(ruleFiltersFrom(request.query, requestTime()), { withData: !queryBoolean(request.query.no_data) }),
     }),
   );
-  app.get('/scripts/:script_id', { schema: { hide: hidden, tags, summary: 'Get a script', querystring: IdQuery, response: { 200: Script } } }, (request) =>
-    scripts.get(resourceId(request, 'script_id', noSuchScript)),
+  app.get(
+    '/scripts/:script_id',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get a script',
+        querystring: IdQuery,
+        response: {
+          200: Script,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
+    (request) => scripts.get(resourceId(request, 'script_id', noSuchScript)),
   );
   app.post(
     '/scripts',
@@ -44,7 +69,10 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
         summary: 'Create a script',
         querystring: QueryString({ force: Type.Optional(BooleanText) }),
         body: ScriptCreateBody,
-        response: { 201: Script },
+        response: {
+          201: Script,
+          ...faultResponses(400, 401, 403, 409, 413, 415, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -61,7 +89,17 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
       url,
       {
         config: { bodyName: 'script_data' },
-        schema: { hide: hidden, tags, summary: 'Update a script (api.md §6)', querystring: IdQuery, body: ScriptUpdateBody, response: { 200: Script } },
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Update a script (api.md §6)',
+          querystring: IdQuery,
+          body: ScriptUpdateBody,
+          response: {
+            200: Script,
+            ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
+          },
+        },
         preValidation: async (request) => {
           await scripts.get(resourceId(request, 'script_id', noSuchScript));
         },
@@ -85,6 +123,10 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
           hide: hidden,
           tags,
           summary: 'Soft-delete a script',
+          response: {
+            204: NoContent,
+            ...faultResponses(400, 401, 403, 404, 413, 415, 503),
+          },
           querystring: IdQuery,
           body: Type.Object({ script_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
         },

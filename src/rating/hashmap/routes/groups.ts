@@ -1,5 +1,6 @@
 /** Routes of hashmap groups and the rules of a group (api.md §4). Thin: parse → call → status. */
 import { Type } from 'typebox';
+import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
@@ -17,19 +18,55 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
   const { groups, mappings, thresholds } = repositories;
   const tags = ['hashmap'];
 
-  app.get('/groups', { schema: { hide: hidden, tags, summary: 'List groups', querystring: NoQuery, response: { 200: GroupCollection } } }, async () => ({
-    groups: await groups.listGroups(),
-  }));
+  app.get(
+    '/groups',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List groups',
+        querystring: NoQuery,
+        response: {
+          200: GroupCollection,
+          ...faultResponses(400, 401, 403, 503),
+        },
+      },
+    },
+    async () => ({
+      groups: await groups.listGroups(),
+    }),
+  );
   app.get(
     '/groups/:group_id',
-    { schema: { hide: hidden, tags, summary: 'Get a group', querystring: IdQuery('group_id'), response: { 200: Group } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get a group',
+        querystring: IdQuery('group_id'),
+        response: {
+          200: Group,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
     (request) => groups.getGroup(resourceId(request, 'group_id', noSuchGroup)),
   );
   app.post(
     '/groups',
     {
       config: { bodyName: 'group_data' },
-      schema: { hide: hidden, tags, summary: 'Create a group', querystring: NoQuery, body: GroupCreateBody, response: { 201: Group } },
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Create a group',
+        querystring: NoQuery,
+        body: GroupCreateBody,
+        response: {
+          201: Group,
+          ...faultResponses(400, 401, 403, 409, 413, 415, 503),
+        },
+      },
     },
     async (request, reply) => {
       const group = await groups.createGroup(request.body.name);
@@ -45,6 +82,10 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
           hide: hidden,
           tags,
           summary: 'Delete a group; recursive also deletes its rules, else they are detached',
+          response: {
+            204: NoContent,
+            ...faultResponses(400, 401, 403, 404, 413, 415, 503),
+          },
           querystring: QueryString({ group_id: Type.Optional(Type.String()), recursive: Type.Optional(BooleanText) }),
           body: Type.Object({ group_id: Type.Optional(Type.String()), recursive: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
         },
@@ -60,7 +101,18 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
   for (const url of ['/groups/mappings', '/groups/:group_id/mappings']) {
     app.get(
       url,
-      { schema: { hide: hidden, tags, summary: 'List the mappings of a group', querystring: IdQuery('group_id'), response: { 200: MappingCollection } } },
+      {
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'List the mappings of a group',
+          querystring: IdQuery('group_id'),
+          response: {
+            200: MappingCollection,
+            ...faultResponses(400, 401, 403, 404, 503),
+          },
+        },
+      },
       async (request) => ({
         mappings: await mappings.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
       }),
@@ -69,7 +121,18 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
   for (const url of ['/groups/thresholds', '/groups/:group_id/thresholds']) {
     app.get(
       url,
-      { schema: { hide: hidden, tags, summary: 'List the thresholds of a group', querystring: IdQuery('group_id'), response: { 200: ThresholdCollection } } },
+      {
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'List the thresholds of a group',
+          querystring: IdQuery('group_id'),
+          response: {
+            200: ThresholdCollection,
+            ...faultResponses(400, 401, 403, 404, 503),
+          },
+        },
+      },
       async (request) => ({
         thresholds: await thresholds.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
       }),

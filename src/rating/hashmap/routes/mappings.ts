@@ -1,5 +1,6 @@
 /** Routes of hashmap mappings and `types` (api.md §4, §6). Thin: parse → call → status. */
 import { Type } from 'typebox';
+import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
@@ -17,13 +18,35 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
 
   app.get(
     '/types',
-    { schema: { hide: hidden, tags, summary: 'Rule types', querystring: QueryString({}), response: { 200: Type.Array(Type.String()) } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Rule types',
+        querystring: QueryString({}),
+        response: {
+          200: Type.Array(Type.String()),
+          ...faultResponses(400, 401, 403),
+        },
+      },
+    },
     async () => [...RULE_TYPES],
   );
 
   app.get(
     '/mappings',
-    { schema: { hide: hidden, tags, summary: 'List mappings', querystring: MappingListQuery, response: { 200: MappingCollection } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List mappings',
+        querystring: MappingListQuery,
+        response: {
+          200: MappingCollection,
+          ...faultResponses(400, 401, 403, 503),
+        },
+      },
+    },
     async (request) => {
       const now = requestTime();
       return { mappings: await mappings.list(mappingFiltersFrom(request.query, now)) };
@@ -31,11 +54,35 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
   );
   app.get(
     '/mappings/group',
-    { schema: { hide: hidden, tags, summary: 'Get the group of a mapping', querystring: IdQuery, response: { 200: Group } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get the group of a mapping',
+        querystring: IdQuery,
+        response: {
+          200: Group,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
     (request) => mappings.groupOf(resourceId(request, 'mapping_id', noSuchMapping)),
   );
-  app.get('/mappings/:mapping_id', { schema: { hide: hidden, tags, summary: 'Get a mapping', querystring: IdQuery, response: { 200: Mapping } } }, (request) =>
-    mappings.get(resourceId(request, 'mapping_id', noSuchMapping)),
+  app.get(
+    '/mappings/:mapping_id',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get a mapping',
+        querystring: IdQuery,
+        response: {
+          200: Mapping,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
+    (request) => mappings.get(resourceId(request, 'mapping_id', noSuchMapping)),
   );
   app.post(
     '/mappings',
@@ -47,7 +94,10 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         summary: 'Create a mapping',
         querystring: QueryString({ force: Type.Optional(BooleanText) }),
         body: MappingCreateBody,
-        response: { 201: Mapping },
+        response: {
+          201: Mapping,
+          ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -63,7 +113,17 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
       url,
       {
         config: { bodyName: 'mapping' },
-        schema: { hide: hidden, tags, summary: 'Update a mapping (api.md §6)', querystring: IdQuery, body: MappingUpdateBody, response: { 200: Mapping } },
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Update a mapping (api.md §6)',
+          querystring: IdQuery,
+          body: MappingUpdateBody,
+          response: {
+            200: Mapping,
+            ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
+          },
+        },
         // CloudKitty's order of checks: an unknown mapping is a 404 before any body fault.
         preValidation: async (request) => {
           await mappings.get(resourceId(request, 'mapping_id', noSuchMapping));
@@ -83,6 +143,10 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
           hide: hidden,
           tags,
           summary: 'Soft-delete a mapping',
+          response: {
+            204: NoContent,
+            ...faultResponses(400, 401, 403, 404, 413, 415, 503),
+          },
           querystring: IdQuery,
           body: Type.Object({ mapping_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
         },

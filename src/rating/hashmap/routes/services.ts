@@ -1,5 +1,6 @@
 /** Routes of hashmap services and their fields (api.md §4). Thin: parse → call → status. */
 import { Type } from 'typebox';
+import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestTime, requiredArgument, resourceId, setLocation } from '../../../http/request.js';
 import { isUuid } from '../../../kernel/ids.js';
@@ -19,19 +20,55 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
   const { services, mappings } = repositories;
   const tags = ['hashmap'];
 
-  app.get('/services', { schema: { hide: hidden, tags, summary: 'List services', querystring: NoQuery, response: { 200: ServiceCollection } } }, async () => ({
-    services: await services.listServices(),
-  }));
+  app.get(
+    '/services',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List services',
+        querystring: NoQuery,
+        response: {
+          200: ServiceCollection,
+          ...faultResponses(400, 401, 403, 503),
+        },
+      },
+    },
+    async () => ({
+      services: await services.listServices(),
+    }),
+  );
   app.get(
     '/services/:service_id',
-    { schema: { hide: hidden, tags, summary: 'Get a service', querystring: IdQuery('service_id'), response: { 200: Service } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get a service',
+        querystring: IdQuery('service_id'),
+        response: {
+          200: Service,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
     (request) => services.getService(resourceId(request, 'service_id', noSuchService)),
   );
   app.post(
     '/services',
     {
       config: { bodyName: 'service_data' },
-      schema: { hide: hidden, tags, summary: 'Create a service', querystring: NoQuery, body: ServiceCreateBody, response: { 201: Service } },
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Create a service',
+        querystring: NoQuery,
+        body: ServiceCreateBody,
+        response: {
+          201: Service,
+          ...faultResponses(400, 401, 403, 409, 413, 415, 503),
+        },
+      },
     },
     async (request, reply) => {
       const service = await services.createService(request.body.name);
@@ -47,6 +84,10 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
           hide: hidden,
           tags,
           summary: 'Delete a service with its fields, mappings and thresholds',
+          response: {
+            204: NoContent,
+            ...faultResponses(400, 401, 403, 404, 413, 415, 503),
+          },
           querystring: IdQuery('service_id'),
           body: IdBody('service_id'),
         },
@@ -66,7 +107,10 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         summary: 'List the fields of a service',
         params: ServicePath,
         querystring: IdQuery('service_id'),
-        response: { 200: FieldCollection },
+        response: {
+          200: FieldCollection,
+          ...faultResponses(400, 401, 403, 503),
+        },
       },
     },
     async (request) => ({
@@ -82,7 +126,10 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         summary: 'List the mappings of a service',
         params: ServicePath,
         querystring: IdQuery('service_id'),
-        response: { 200: MappingCollection },
+        response: {
+          200: MappingCollection,
+          ...faultResponses(400, 401, 403, 503),
+        },
       },
     },
     async (request) => ({
@@ -98,7 +145,10 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         tags,
         summary: 'List the fields of a service',
         querystring: QueryString({ service_id: Type.Optional(UuidText) }),
-        response: { 200: FieldCollection },
+        response: {
+          200: FieldCollection,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
       },
     },
     async (request) => ({
@@ -107,14 +157,35 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
   );
   app.get(
     '/fields/:field_id',
-    { schema: { hide: hidden, tags, summary: 'Get a field', querystring: IdQuery('field_id'), response: { 200: Field } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get a field',
+        querystring: IdQuery('field_id'),
+        response: {
+          200: Field,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
     (request) => services.getField(resourceId(request, 'field_id', noSuchField)),
   );
   app.post(
     '/fields',
     {
       config: { bodyName: 'field_data' },
-      schema: { hide: hidden, tags, summary: 'Create a field', querystring: NoQuery, body: FieldCreateBody, response: { 201: Field } },
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Create a field',
+        querystring: NoQuery,
+        body: FieldCreateBody,
+        response: {
+          201: Field,
+          ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
+        },
+      },
     },
     async (request, reply) => {
       const field = await services.createField(request.body.service_id.toLowerCase(), request.body.name);
@@ -126,7 +197,17 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
     app.delete(
       url,
       {
-        schema: { hide: hidden, tags, summary: 'Delete a field with its mappings and thresholds', querystring: IdQuery('field_id'), body: IdBody('field_id') },
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Delete a field with its mappings and thresholds',
+          response: {
+            204: NoContent,
+            ...faultResponses(400, 401, 403, 404, 413, 415, 503),
+          },
+          querystring: IdQuery('field_id'),
+          body: IdBody('field_id'),
+        },
       },
       async (request, reply) => {
         await services.deleteField(resourceId(request, 'field_id', noSuchField));

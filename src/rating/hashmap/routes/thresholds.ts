@@ -1,5 +1,6 @@
 /** Routes of hashmap thresholds (api.md §4). Thin: parse → call → status. */
 import { Type } from 'typebox';
+import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { resourceId, setLocation } from '../../../http/request.js';
 import { QueryString } from '../../common/schemas.js';
@@ -17,26 +18,69 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
 
   app.get(
     '/thresholds',
-    { schema: { hide: hidden, tags, summary: 'List thresholds (no filter: all)', querystring: ThresholdListQuery, response: { 200: ThresholdCollection } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List thresholds (no filter: all)',
+        querystring: ThresholdListQuery,
+        response: {
+          200: ThresholdCollection,
+          ...faultResponses(400, 401, 403, 503),
+        },
+      },
+    },
     async (request) => ({
       thresholds: await thresholds.list(parentFiltersFrom(request.query)),
     }),
   );
   app.get(
     '/thresholds/group',
-    { schema: { hide: hidden, tags, summary: 'Get the group of a threshold', querystring: IdQuery, response: { 200: Group } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get the group of a threshold',
+        querystring: IdQuery,
+        response: {
+          200: Group,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
     (request) => thresholds.groupOf(resourceId(request, 'threshold_id', noSuchThreshold)),
   );
   app.get(
     '/thresholds/:threshold_id',
-    { schema: { hide: hidden, tags, summary: 'Get a threshold', querystring: IdQuery, response: { 200: Threshold } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get a threshold',
+        querystring: IdQuery,
+        response: {
+          200: Threshold,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
     (request) => thresholds.get(resourceId(request, 'threshold_id', noSuchThreshold)),
   );
   app.post(
     '/thresholds',
     {
       config: { bodyName: 'threshold_data' },
-      schema: { hide: hidden, tags, summary: 'Create a threshold', querystring: QueryString({}), body: ThresholdCreateBody, response: { 201: Threshold } },
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Create a threshold',
+        querystring: QueryString({}),
+        body: ThresholdCreateBody,
+        response: {
+          201: Threshold,
+          ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
+        },
+      },
     },
     async (request, reply) => {
       const threshold = await thresholds.create(parseThresholdCreate(request.body));
@@ -49,7 +93,17 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
       url,
       {
         config: { bodyName: 'threshold' },
-        schema: { hide: hidden, tags, summary: 'Update a threshold', querystring: IdQuery, body: ThresholdUpdateBody, response: { 200: Threshold } },
+        schema: {
+          hide: hidden,
+          tags,
+          summary: 'Update a threshold',
+          querystring: IdQuery,
+          body: ThresholdUpdateBody,
+          response: {
+            200: Threshold,
+            ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
+          },
+        },
         preValidation: async (request) => {
           await thresholds.get(resourceId(request, 'threshold_id', noSuchThreshold));
         },
@@ -67,6 +121,10 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
           hide: hidden,
           tags,
           summary: 'Delete a threshold',
+          response: {
+            204: NoContent,
+            ...faultResponses(400, 401, 403, 404, 413, 415, 503),
+          },
           querystring: IdQuery,
           body: Type.Object({ threshold_id: Type.Optional(Type.String()) }, { additionalProperties: false }),
         },
