@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Database } from '../database/connection.js';
+import { faultResponses } from '../http/fault-schema.js';
 import { ConflictError } from '../kernel/errors.js';
 import type { ModuleSet } from './contract/module-set.js';
 import { ModuleStateRepository } from './module-states/repository.js';
@@ -45,8 +46,12 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (app, { dat
     if (module.routes) {
       await app.register(module.routes, { prefix, database, hidden });
     } else {
-      app.all(prefix, { schema: { hide: true } }, notConfigurable);
-      app.all(`${prefix}/*`, { schema: { hide: true } }, notConfigurable);
+      const schema = {
+        hide: true,
+        response: faultResponses(401, 403, 409),
+      };
+      app.all(prefix, { schema }, notConfigurable);
+      app.all(`${prefix}/*`, { schema }, notConfigurable);
     }
   }
 };

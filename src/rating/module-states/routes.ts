@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotFoundError, TariffError } from '../../kernel/errors.js';
 import { validationMessage } from '../../http/faults.js';
+import { NoContent, faultResponses, messageResponses } from '../../http/fault-schema.js';
 import type { ModuleStateRepository } from './repository.js';
 import type { ModuleState } from './states.js';
 import { ModuleIdQuery, ModuleV1, ModuleV1Collection, ModuleV1UpdateBody, ModuleV2, ModuleV2Collection, ModuleV2UpdateBody } from './schemas.js';
@@ -45,12 +46,38 @@ export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
     if (!state) throw new NotFoundError('Module not found.');
     return state;
   };
-  app.get('/modules', { schema: { hide: hidden, tags, summary: 'List rating modules', response: { 200: ModuleV1Collection } } }, async () => ({
-    modules: (await modules.list()).map(v1),
-  }));
+  app.get(
+    '/modules',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List rating modules',
+        response: {
+          200: ModuleV1Collection,
+          ...faultResponses(401, 403, 503),
+        },
+      },
+    },
+    async () => ({
+      modules: (await modules.list()).map(v1),
+    }),
+  );
   app.get(
     '/modules/:module_id',
-    { schema: { hide: hidden, tags, summary: 'Get a rating module', params: ModulePath, querystring: ModuleIdQuery, response: { 200: ModuleV1 } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get a rating module',
+        params: ModulePath,
+        querystring: ModuleIdQuery,
+        response: {
+          200: ModuleV1,
+          ...faultResponses(400, 401, 403, 404, 503),
+        },
+      },
+    },
     async (request) => v1(await find(request.params.module_id)),
   );
   app.put(
@@ -64,7 +91,10 @@ export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
         params: ModulePath,
         querystring: ModuleIdQuery,
         body: ModuleV1UpdateBody,
-        response: { 200: ModuleV1 },
+        response: {
+          200: ModuleV1,
+          ...faultResponses(400, 401, 403, 404, 413, 415, 503),
+        },
       },
     },
     async (request) => {
@@ -74,10 +104,24 @@ export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
       return v1(state);
     },
   );
-  app.get('/reload_modules', { schema: { hide: hidden, tags, summary: 'Drop every cached rule set' } }, async (_request, reply) => {
-    onChange();
-    return reply.code(204).send();
-  });
+  app.get(
+    '/reload_modules',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Drop every cached rule set',
+        response: {
+          204: NoContent,
+          ...faultResponses(401, 403),
+        },
+      },
+    },
+    async (_request, reply) => {
+      onChange();
+      return reply.code(204).send();
+    },
+  );
 };
 
 /** `/v2/rating/modules`. */
@@ -100,17 +144,56 @@ export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
     if (!state) throw new NotFoundError(`Module '${name}' not found`);
     return state;
   };
-  app.get('/modules', { schema: { hide: hidden, tags, summary: 'List rating modules', response: { 200: ModuleV2Collection } } }, async () => ({
-    modules: (await modules.list()).map(v2),
-  }));
+  app.get(
+    '/modules',
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'List rating modules',
+        response: {
+          200: ModuleV2Collection,
+          ...faultResponses(401, 403),
+        },
+      },
+    },
+    async () => ({
+      modules: (await modules.list()).map(v2),
+    }),
+  );
   app.get(
     '/modules/:module_id',
-    { schema: { hide: hidden, tags, summary: 'Get a rating module', params: ModulePath, response: { 200: ModuleV2 } } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Get a rating module',
+        params: ModulePath,
+        response: {
+          200: ModuleV2,
+          ...faultResponses(401, 403),
+          ...messageResponses(404),
+        },
+      },
+    },
     async (request) => v2(await find(request.params.module_id)),
   );
   app.put(
     '/modules/:module_id',
-    { schema: { hide: hidden, tags, summary: 'Enable, disable or prioritise a module (partial body)', params: ModulePath, body: ModuleV2UpdateBody } },
+    {
+      schema: {
+        hide: hidden,
+        tags,
+        summary: 'Enable, disable or prioritise a module (partial body)',
+        params: ModulePath,
+        body: ModuleV2UpdateBody,
+        response: {
+          204: NoContent,
+          ...faultResponses(401, 403),
+          ...messageResponses(400, 404, 413, 415),
+        },
+      },
+    },
     async (request, reply) => {
       await find(request.params.module_id);
       await modules.update(request.params.module_id, request.body);

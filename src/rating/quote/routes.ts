@@ -5,11 +5,35 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { faultResponses } from '../../http/fault-schema.js';
 import { parseDateTime } from '../common/datetime.js';
 import type { RatingSnapshotCache } from './snapshot.js';
 import { inputDecimal } from '../common/quote-decimal.js';
 import { priceUsage } from './pricing.js';
-import { QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
+import { Period, QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
+
+/** The faults of a quote: bad input, Keystone, body size and type, a failing script, no database or sandbox. */
+const QUOTE_FAULTS = faultResponses(400, 401, 403, 413, 415, 422, 503);
+
+/**
+ * v1's answer: the total as a bare JSON number. Both answers are sent as ready JSON text (typed
+ * `string`), never serialized with these schemas: they are for the OpenAPI document.
+ */
+const QuoteV1Answer = Type.Unsafe<string>(
+  Type.Number({
+    description: 'The total price, a bare JSON number',
+  }),
+);
+
+/** v2's answer: the total, the period and the rated dataframes. */
+const QuoteV2Answer = Type.Unsafe<string>(
+  Type.Object({
+    total: Type.String(),
+    period: Period,
+    usage: Type.Record(Type.String(), Type.Array(Type.Unknown())),
+  }),
+);
 
 /** Options of the quote route plugins. */
 export interface QuoteRouteOptions {
@@ -57,7 +81,16 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
     '/quote',
     {
       config: { bodyName: 'res_data', maxBodyBytes: bodyLimit },
-      schema: { hide: hidden, tags: ['quote'], summary: 'Price resources with the enabled modules (total as a bare number)', body: QuoteV1Body },
+      schema: {
+        hide: hidden,
+        tags: ['quote'],
+        summary: 'Price resources with the enabled modules (total as a bare number)',
+        body: QuoteV1Body,
+        response: {
+          200: QuoteV1Answer,
+          ...QUOTE_FAULTS,
+        },
+      },
     },
     async (request, reply) => {
       // Service names are caller text (`constructor`, `__proto__`): a null-prototype object.
@@ -87,7 +120,16 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
     '/quote',
     {
       config: { bodyName: 'quote', maxBodyBytes: bodyLimit },
-      schema: { hide: hidden, tags: ['quote'], summary: 'Price whole dataframes for a tenant at a time, optionally explained', body: QuoteV2Body },
+      schema: {
+        hide: hidden,
+        tags: ['quote'],
+        summary: 'Price whole dataframes for a tenant at a time, optionally explained',
+        body: QuoteV2Body,
+        response: {
+          200: QuoteV2Answer,
+          ...QUOTE_FAULTS,
+        },
+      },
     },
     async (request, reply) => {
       const body = request.body;
