@@ -3,6 +3,7 @@
  * healthcheck, which CloudKitty mounts) and the OpenAPI document.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { faultResponses } from './fault-schema.js';
 
 function baseUrl(request: FastifyRequest): string {
   const proto = String(request.headers['x-forwarded-proto'] ?? request.protocol)
@@ -30,5 +31,15 @@ export function registerRootRoutes(app: FastifyInstance): void {
   app.get('/v1', hide, async (request) => ({ version: version(request, 'v1') }));
   app.get('/v2', hide, async (request) => ({ version: version(request, 'v2') }));
   app.get('/healthcheck', hide, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
-  app.get('/v1/openapi.json', hide, async () => app.swagger());
+  // Public routes answer only 200; the document needs a token in Keystone mode (a 401 fault).
+  app.get(
+    '/v1/openapi.json',
+    {
+      schema: {
+        hide: true,
+        response: faultResponses(401),
+      },
+    },
+    async () => app.swagger(),
+  );
 }
