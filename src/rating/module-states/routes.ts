@@ -7,6 +7,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotFoundError, TariffError } from '../../kernel/errors.js';
+import { classifyDatabaseError } from '../../database/errors.js';
 import { validationMessage } from '../../http/faults.js';
 import { NoContent, faultResponses, messageResponses } from '../../http/fault-schema.js';
 import type { ModuleStateRepository } from './repository.js';
@@ -135,6 +136,9 @@ export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
         message: validationMessage(error.validation[0] as Parameters<typeof validationMessage>[0], error.validationContext ?? 'body', 'module').message,
       });
     }
+    // An unreachable, full or overloaded database is a 503 here too, not a 500.
+    const classified = classifyDatabaseError(error);
+    if (classified instanceof TariffError) return reply.code(classified.status).send({ message: classified.message });
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) reply.log.error({ err: error }, 'unexpected server fault');
     return reply.code(status).send({ message: status === 500 ? 'The server could not complete the request; the error is in its log.' : error.message });
@@ -154,6 +158,7 @@ export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
         response: {
           200: ModuleV2Collection,
           ...faultResponses(401, 403),
+          ...messageResponses(503),
         },
       },
     },
@@ -172,7 +177,7 @@ export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
         response: {
           200: ModuleV2,
           ...faultResponses(401, 403),
-          ...messageResponses(404),
+          ...messageResponses(404, 503),
         },
       },
     },
@@ -190,7 +195,7 @@ export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
         response: {
           204: NoContent,
           ...faultResponses(401, 403),
-          ...messageResponses(400, 404, 413, 415),
+          ...messageResponses(400, 404, 413, 415, 503),
         },
       },
     },
