@@ -120,3 +120,41 @@ export async function writeRuleSet(call: Call): Promise<void> {
   const enabled = await call('PUT', '/v2/rating/modules/hashmap', { enabled: true });
   if (enabled.status !== 204) throw new Error(`enabling hashmap → ${enabled.status}`);
 }
+
+/** Sends one JSON request to CloudKitty 17's API and returns its answer; throws on a fault. */
+export type CloudKittyCall = (method: string, path: string, body?: unknown) => Promise<any>;
+
+/**
+ * The same kinds of rules written through CloudKitty 17's own API (no validity dates before
+ * CloudKitty 23: every rule is adopted as starting at the epoch), for the adoption test.
+ */
+export async function writeCloudKitty17RuleSet(call: CloudKittyCall): Promise<void> {
+  const compute = await call('POST', `${H}/services/`, { name: 'compute' });
+  const volume = await call('POST', `${H}/services/`, { name: 'volume' });
+  const image = await call('POST', `${H}/services/`, { name: 'image' });
+  const field = (serviceId: string, name: string) => call('POST', `${H}/fields/`, { service_id: serviceId, name });
+  const flavor = await field(compute.service_id, 'flavor');
+  const size = await field(compute.service_id, 'size');
+  const vcpus = await field(compute.service_id, 'vcpus');
+  const instance = await call('POST', `${H}/groups/`, { name: 'instance' });
+  const sizes = await call('POST', `${H}/groups/`, { name: 'sizes' });
+  const discount = await call('POST', `${H}/groups/`, { name: 'discount' });
+  const mapping = (body: Record<string, unknown>) => call('POST', `${H}/mappings/`, body);
+  const threshold = (body: Record<string, unknown>) => call('POST', `${H}/thresholds/`, body);
+  await mapping({ service_id: compute.service_id, cost: '1.5', type: 'flat' });
+  await mapping({ field_id: flavor.field_id, value: 'm1.tiny', cost: '1.42', type: 'flat', group_id: instance.group_id });
+  await mapping({ field_id: flavor.field_id, value: 'm1.tiny', cost: '2', type: 'flat', group_id: instance.group_id, tenant_id: 'tenant-x' });
+  await mapping({ field_id: flavor.field_id, value: 'm1.small', cost: '1.1', type: 'rate' });
+  for (const [index, value] of SIZE_VALUES.entries()) {
+    await mapping({ field_id: size.field_id, value, cost: `0.${String(index + 1).padStart(2, '0')}`, type: 'flat', group_id: sizes.group_id });
+  }
+  await threshold({ field_id: vcpus.field_id, level: '2', cost: '0.9', type: 'rate' });
+  await threshold({ field_id: vcpus.field_id, level: '4', cost: '3', type: 'flat' });
+  await threshold({ field_id: vcpus.field_id, level: '3.5', cost: '5', type: 'flat', tenant_id: 'tenant-x' });
+  await mapping({ service_id: volume.service_id, cost: '0.01', type: 'rate', group_id: discount.group_id });
+  await threshold({ service_id: volume.service_id, level: '100', cost: '0.95', type: 'rate', group_id: discount.group_id });
+  await threshold({ service_id: volume.service_id, level: '200', cost: '0.9', type: 'rate', group_id: discount.group_id });
+  await mapping({ service_id: image.service_id, cost: '0.7', type: 'flat', tenant_id: 'tenant-y' });
+  await mapping({ service_id: image.service_id, cost: '0.2', type: 'flat' });
+  await call('PUT', '/v1/rating/modules/hashmap', { module_id: 'hashmap', enabled: true, priority: 1 });
+}

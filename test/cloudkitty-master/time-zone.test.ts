@@ -1,0 +1,106 @@
+/**
+ * Issue 16, one time zone: with `TARIFF_CLOUDKITTY_TIMEZONE=Asia/Tokyo`, rules Tariff writes are
+ * read by CloudKitty master's processor running under `TZ=Asia/Tokyo` (its orchestrator passes
+ * the period start in the host's zone; on PostgreSQL the session zone is the same, `PGTZ`), and
+ * Tariff's quote agrees with it on both sides of every boundary; rules master's own hashmap
+ * database API writes under `TZ=Asia/Tokyo` are served by Tariff at the right instants.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
+import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { selectRows } from '../adoption/database.js';
+import { compareWithMaster } from './agreement.js';
+import { masterAvailable, masterPython, sqlalchemyUrl } from './master.js';
+import { generatePoints } from './points.js';
+import { BOUNDARIES, ratingTimes, TENANTS, writeRuleSet } from './rule-set.js';
+
+const kind = testDatabaseKind();
+const SEED = Number(process.env.TARIFF_FUZZ_SEED ?? 11);
+const POINTS = Number(process.env.TARIFF_MASTER_POINTS ?? 120);
+const ZONE = 'Asia/Tokyo';
+const TOKYO = { TZ: ZONE, PGTZ: ZONE };
+
+/** `iso` (UTC) as Tokyo's wall time with its offset, as CloudKitty's orchestrator passes it on a Tokyo host. */
+function inTokyo(iso: string): string {
+  const wall = new Date(new Date(iso).getTime() + 9 * 3600_000).toISOString().slice(0, 19);
+  return `${wall}+09:00`;
+}
+
+/** Writes one service and two mappings with master's own hashmap database API, as CloudKitty's API would on a host in `TZ`. */
+const WRITE_WITH_MASTER = `
+import datetime, json, sys
+from oslo_config import cfg
+from cloudkitty.rating import hash as _hash  # registers [database]
+from cloudkitty.rating.hash.db import api as hash_db_api
+cfg.CONF([], project='cloudkitty', default_config_files=[])
+cfg.CONF.set_override('connection', sys.argv[1], group='database')
+hashmap = hash_db_api.get_instance()
+service = hashmap.create_service('storage')
+# CloudKitty keeps naive local wall times: the instant's local time on this host.
+start = datetime.datetime.fromtimestamp(int(sys.argv[2]))
+end = datetime.datetime.fromtimestamp(int(sys.argv[3]))
+scheduled = hashmap.create_mapping(cost='0.5', map_type='flat', service_id=service.service_id, start=start, end=end, created_by='ck-admin')
+print(json.dumps({'service_id': service.service_id, 'mapping_id': scheduled.mapping_id}))
+`;
+
+describe.skipIf(kind === 'sqlite' || !masterAvailable())(`one time zone with CloudKitty master (${ZONE}), on ${kind}`, () => {
+  let directory: string;
+  let scratch: ScratchDatabase;
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'tariff-master-zone-'));
+    scratch = await createScratchDatabase(directory);
+    server = await startServerProcess(scratch.url, { TARIFF_CLOUDKITTY_TIMEZONE: ZONE });
+    await writeRuleSet((method, path, body) => callServer(server!, method, path, body));
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await scratch?.drop();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("stores Tokyo's wall time in CloudKitty's naive columns and answers in UTC", async () => {
+    const text = await selectRows(
+      scratch.url,
+      kind === 'postgres'
+        ? "select to_char(start, 'YYYY-MM-DD HH24:MI:SS') as start from hashmap_mappings where description = 'second price'"
+        : "select date_format(start, '%Y-%m-%d %H:%i:%s') as start from hashmap_mappings where description = 'second price'",
+    );
+    expect(text).toEqual([{ start: '2030-06-01 09:00:00' }]);
+  });
+
+  it("master's processor under TZ=Asia/Tokyo prices as Tariff quotes, on both sides of every boundary", async () => {
+    const points = generatePoints(POINTS, SEED + 2);
+    const runs = TENANTS.flatMap((tenant) => ratingTimes().map((at) => ({ tenant, at, masterAt: inTokyo(at) })));
+    const { compared, disagreements } = await compareWithMaster(server!.url, scratch.url, points, runs, TOKYO);
+    expect(compared).toBe(POINTS * runs.length);
+    expect(disagreements.slice(0, 10)).toEqual([]);
+  }, 600_000);
+
+  it("rules written by master's hashmap database API under TZ=Asia/Tokyo are served at the right instants", async () => {
+    const start = new Date(BOUNDARIES.smallEnds).getTime() / 1000;
+    const end = start + 3600;
+    const written = await masterPython(WRITE_WITH_MASTER, [sqlalchemyUrl(scratch.url), String(start), String(end)], TOKYO);
+    expect(written.code, written.stderr.slice(-3000)).toBe(0);
+    const { mapping_id: mappingId } = JSON.parse(written.stdout.trim().split('\n').at(-1)!);
+    const served = await callServer(server!, 'GET', `/v1/rating/module_config/hashmap/mappings/${mappingId}`);
+    expect(served.status).toBe(200);
+    expect(served.body).toMatchObject({ start: BOUNDARIES.smallEnds, end: '2031-03-01T13:30:45+00:00', created_by: 'ck-admin' });
+    // CloudKitty stamps created_at with its host's naive now(): Tariff reads it as the instant it was.
+    expect(Math.abs(new Date(served.body.created_at).getTime() - Date.now())).toBeLessThan(300_000);
+    const price = async (at: string) => {
+      const quote = await callServer(server!, 'POST', '/v2/rating/quote', { usage: { storage: [{ vol: { unit: 'GiB', qty: '1' } }] }, at });
+      expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+      return quote.body.total;
+    };
+    expect(await price('2031-03-01T12:30:44+00:00')).toBe('0');
+    expect(await price(BOUNDARIES.smallEnds)).toBe('0.5');
+    expect(await price('2031-03-01T13:30:44+00:00')).toBe('0.5');
+    expect(await price('2031-03-01T13:30:45+00:00')).toBe('0');
+  }, 120_000);
+});
