@@ -14,6 +14,7 @@ import { BadRequestError, TariffError } from '../kernel/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
+import { mayNeedNumberText, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
 import { installKeystoneAuth, type KeystoneAuthOptions } from './keystone-auth.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
@@ -105,14 +106,30 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
  * and a write with any other content type is refused by Fastify with 415. Bodies and query
  * strings must be valid UTF-8 and well-formed text without NUL, JSON at most `maxDepth` deep
  * (`TARIFF_JSON_MAX_DEPTH`) and without `__proto__` keys: a 400 otherwise, before validation or
- * any handler walks them (`JSON.parse` itself is not recursive).
+ * any handler walks them (`JSON.parse` itself is not recursive). A route with
+ * `config.numberTextUnder` gets the numbers of the named members with their source text
+ * (`json-number-text.ts`), read a second time by the lossless parser only when the text has a
+ * number `JSON.parse` would lose.
  */
 function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
+  /** Bodies whose text was checked by the parser already (those read with their number text). */
+  const checkedBodies = new WeakSet<object>();
+  const numberTextNames = new WeakMap<readonly string[], ReadonlySet<string>>();
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     try {
       const text = decodeUtf8Body(body as Buffer);
-      done(null, text.trim() === '' ? undefined : JSON.parse(text));
+      if (text.trim() === '') return done(null, undefined);
+      const parsed: unknown = JSON.parse(text);
+      const under = (request.routeOptions.config as NumberTextRouteConfig | undefined)?.numberTextUnder;
+      if (!under || parsed === null || typeof parsed !== 'object' || !mayNeedNumberText(text)) return done(null, parsed);
+      // The lossless parser recurses: check depth (and the rest) on JSON.parse's value first.
+      checkInputText(parsed, 'body', maxDepth);
+      let names = numberTextNames.get(under);
+      if (!names) numberTextNames.set(under, (names = new Set(under)));
+      const withNumberText = parseKeepingNumberText(text, names) as object;
+      checkedBodies.add(withNumberText);
+      done(null, withNumberText);
     } catch (error) {
       if (error instanceof SyntaxError) done(new BadRequestError(`Request is not in valid JSON format: ${error.message}`), undefined);
       else done(error as Error, undefined);
@@ -128,6 +145,6 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
     if (request.method === 'DELETE' && request.body === undefined) request.body = {};
     checkQueryEncoding(request.url);
     checkInputText(request.query, 'query', maxDepth);
-    checkInputText(request.body, 'body', maxDepth);
+    if (!(request.body !== null && typeof request.body === 'object' && checkedBodies.has(request.body))) checkInputText(request.body, 'body', maxDepth);
   });
 }

@@ -1,0 +1,95 @@
+/**
+ * JSON bodies whose numbers keep their source text where a route asks for it (route config
+ * `numberTextUnder`): `JSON.parse` reads `2.0` and `2` as the same number, while CloudKitty's
+ * Python reads a float and an int whose `str()` differ (rating.md §5). The lossless parse
+ * (`lossless-json`) is several times slower than `JSON.parse`, so it runs only for bodies that
+ * have a number whose text `JSON.parse` would not give back: one with a `.` or an exponent, or an
+ * integer of 16 digits or more.
+ */
+import { parse as parseLossless } from 'lossless-json';
+import { BadRequestError } from '../kernel/errors.js';
+import { JsonNumberText } from '../kernel/json-number.js';
+
+/** Route config key: the members whose number values keep their source text. */
+export interface NumberTextRouteConfig {
+  /**
+   * Names of the object members (at any depth) whose own members that are numbers are read as
+   * {@link JsonNumberText}: `['metadata', 'groupby']` keeps `{"metadata": {"size": 2.0}}`'s
+   * `2.0`. Numbers anywhere else stay plain numbers.
+   */
+  numberTextUnder?: readonly string[];
+}
+
+/**
+ * A number token (after `:`, `,` or `[`) with a fraction or an exponent, or an integer of 16
+ * digits or more (past 2^53 `JSON.parse` rounds it), followed by what may follow a value. It may
+ * also match inside a string (`"a:1.5}"`): that only costs the slower parse.
+ */
+const NUMBER_NEEDING_TEXT = /[:,[][ \t\n\r]*-?(?:\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d{16,})[ \t\n\r]*[,}\]]/;
+
+/**
+ * Whether a JSON text may have a number whose text `JSON.parse` loses (never false when it has
+ * one; sometimes true when it has none).
+ */
+export function mayNeedNumberText(text: string): boolean {
+  return NUMBER_NEEDING_TEXT.test(text);
+}
+
+/** Integer tokens JSON.parse reads back exactly (and `String()` writes back): at most 15 digits. */
+const SHORT_INTEGER = /^-?\d{1,15}$/;
+
+function readNumber(text: string): unknown {
+  return SHORT_INTEGER.test(text) ? Number(text) : new JsonNumberText(text);
+}
+
+/**
+ * Parses JSON text already known to be valid (`JSON.parse` accepted it) and no deeper than the
+ * configured limit (the parser recurses), keeping the source text of the numbers that are
+ * members of an object named in `under`; every other number is a plain number, as `JSON.parse`
+ * gives it. Duplicate keys: the last one wins, as with `JSON.parse`; `__proto__` stays an own key.
+ *
+ * @param under - member names, e.g. `['metadata', 'groupby']`.
+ * @returns the value, with {@link JsonNumberText} only as the members of the named objects.
+ * @throws BadRequestError when the nesting is too deep for the parser's stack.
+ */
+export function parseKeepingNumberText(text: string, under: ReadonlySet<string>): unknown {
+  let root: unknown;
+  try {
+    root = parseLossless(text, null, { parseNumber: readNumber, onDuplicateKey: ({ newValue }) => newValue });
+  } catch (error) {
+    if (error instanceof RangeError) throw new BadRequestError('Request body is nested too deeply to be read.');
+    throw error;
+  }
+  plainNumbersOutside(root, under);
+  if (root !== null && typeof root === 'object') parsedWithNumberText.add(root);
+  return root;
+}
+
+/** The roots {@link parseKeepingNumberText} returned. */
+const parsedWithNumberText = new WeakSet<object>();
+
+/**
+ * Whether a parsed body may hold {@link JsonNumberText} values: it was read by
+ * {@link parseKeepingNumberText} (a route can skip looking for them otherwise).
+ */
+export function hasNumberText(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && parsedWithNumberText.has(body);
+}
+
+/** Turns every {@link JsonNumberText} that is not a member of an object named in `under` back into its number (no recursion). */
+function plainNumbersOutside(root: unknown, under: ReadonlySet<string>): void {
+  const pending: { container: Record<string, unknown>; keeps: boolean }[] = [];
+  if (root !== null && typeof root === 'object') pending.push({ container: root as Record<string, unknown>, keeps: false });
+  while (pending.length > 0) {
+    const { container, keeps } = pending.pop() as { container: Record<string, unknown>; keeps: boolean };
+    const isArray = Array.isArray(container);
+    for (const key of Object.keys(container)) {
+      const child = container[key];
+      if (child instanceof JsonNumberText) {
+        if (!keeps) container[key] = child.value;
+      } else if (child !== null && typeof child === 'object') {
+        pending.push({ container: child as Record<string, unknown>, keeps: !isArray && !Array.isArray(child) && under.has(key) });
+      }
+    }
+  }
+}
