@@ -12,6 +12,8 @@ import type { RatingSnapshotCache } from './snapshot.js';
 import { inputDecimal } from '../common/quote-decimal.js';
 import { priceUsage } from './pricing.js';
 import { Period, QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
+import { hasNumberText } from '../../http/json-number-text.js';
+import { refuseUnreadableNumbers, V1_NUMBER_TEXT_MEMBERS, V2_NUMBER_TEXT_MEMBERS } from './desc-numbers.js';
 
 /** The faults of a quote: bad input, Keystone, body size and type, a failing script, no database or sandbox. */
 const QUOTE_FAULTS = faultResponses(400, 401, 403, 413, 415, 422, 503);
@@ -80,7 +82,7 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
   app.post(
     '/quote',
     {
-      config: { bodyName: 'res_data', maxBodyBytes: bodyLimit },
+      config: { bodyName: 'res_data', maxBodyBytes: bodyLimit, numberTextUnder: V1_NUMBER_TEXT_MEMBERS },
       schema: {
         hide: hidden,
         tags: ['quote'],
@@ -95,9 +97,16 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
     async (request, reply) => {
       // Service names are caller text (`constructor`, `__proto__`): a null-prototype object.
       const usage: Usage = Object.create(null) as Usage;
+      const checkNumbers = hasNumberText(request.body);
       for (const [index, resource] of request.body.resources.entries()) {
         inputDecimal(resource.volume, `resources[${index}].volume`, maxDecimalExponent);
-        (usage[resource.service] ??= []).push({ vol: { unit: 'undefined', qty: resource.volume }, ...descOf(resource.desc) });
+        const desc = descOf(resource.desc);
+        if (checkNumbers) {
+          const nested = desc.metadata !== resource.desc;
+          refuseUnreadableNumbers(desc.metadata, nested ? `resources[${index}].desc.metadata` : `resources[${index}].desc`);
+          refuseUnreadableNumbers(desc.groupby, `resources[${index}].desc.groupby`);
+        }
+        (usage[resource.service] ??= []).push({ vol: { unit: 'undefined', qty: resource.volume }, ...desc });
       }
       const now = new Date();
       const end = new Date(now.getTime() + HOUR_MS);
@@ -119,7 +128,7 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
   app.post(
     '/quote',
     {
-      config: { bodyName: 'quote', maxBodyBytes: bodyLimit },
+      config: { bodyName: 'quote', maxBodyBytes: bodyLimit, numberTextUnder: V2_NUMBER_TEXT_MEMBERS },
       schema: {
         hide: hidden,
         tags: ['quote'],
@@ -133,6 +142,14 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
     },
     async (request, reply) => {
       const body = request.body;
+      if (hasNumberText(body)) {
+        for (const [service, points] of Object.entries(body.usage)) {
+          for (const [index, point] of points.entries()) {
+            refuseUnreadableNumbers(point.metadata, `usage.${service}[${index}].metadata`);
+            refuseUnreadableNumbers(point.groupby, `usage.${service}[${index}].groupby`);
+          }
+        }
+      }
       const begin = body.period ? parseDateTime(body.period.begin, 'period.begin') : undefined;
       // Both bounds are the caller's: a bad `end` is a 400 here, not a sandbox failure later.
       if (body.period) parseDateTime(body.period.end, 'period.end');

@@ -3,6 +3,8 @@
  * compared with, and how many threshold levels a quantity or a numeric desc value reaches.
  */
 import { Exact } from '../../common/exact.js';
+import { JsonNumberText } from '../../../kernel/json-number.js';
+import { exactDoubleText, isIntegerText, pythonFloatText, pythonNumberText } from '../../common/python-number.js';
 import type { PlannedLevels } from './types.js';
 
 /** Numeric text as the engine accepts it for field thresholds (surrounding blanks allowed). */
@@ -10,12 +12,19 @@ const NUMERIC_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 /**
  * Python's `str()` of a desc value as CloudKitty sees it: strings as they are, `true` → `True`,
- * `null` → `None`, numbers in their shortest form.
+ * `null` → `None`, a number read with its source text as Python's `json` reads it (`2.0` →
+ * `2.0`, `1e16` → `1e+16`, `2` → `2`: `pythonNumberText`), a plain number as the integer or
+ * float its shortest JSON text would be.
+ *
+ * CloudKitty compat: a quote's metadata and groupby numbers arrive as {@link JsonNumberText}, so
+ * `2.0` matches a mapping `'2.0'` and not `'2'` (fix: Tariff wrote JS's `String()`, `'2'`).
  */
 export function pythonText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (value instanceof JsonNumberText) return pythonNumberText(value.text);
+  if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) < 1e21 ? String(value) : pythonFloatText(value);
   return String(value);
 }
 
@@ -29,22 +38,29 @@ export function plannedLevels(levels: readonly Exact[]): PlannedLevels {
 /**
  * How many of `levels` a desc value reaches (value ≥ level), or 0 when the value is not numeric
  * (fix: CloudKitty aborted the whole rating run on a non-numeric value for a field with
- * thresholds). The value's exact decimal is `Exact.from(value)`.
+ * thresholds).
+ *
+ * CloudKitty compat: the value is compared exactly, as Python compares `Decimal(value)` with the
+ * level: numeric text and integers by their digits; a float (a number with a fraction or an
+ * exponent in the JSON text, or a plain JS number) by its double's exact binary value, so `0.3`
+ * (0.29999999999999998889…) does not reach a level of 0.3. An infinite number reaches nothing
+ * (quotes refuse them before pricing).
  */
 export function levelsReachedByValue(levels: PlannedLevels, value: unknown): number {
-  let approximation: number;
+  if (value instanceof JsonNumberText) {
+    if (!Number.isFinite(value.value)) return 0;
+    return levelsReached(levels, value.value, undefined, isIntegerText(value.text) ? value.text : value.value);
+  }
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return 0;
-    // A JS number is the nearest double of its shortest text (ECMAScript Number::toString).
-    approximation = value;
-  } else if (typeof value === 'string' && NUMERIC_TEXT.test(value)) {
+    return levelsReached(levels, value, undefined, value);
+  }
+  if (typeof value === 'string' && NUMERIC_TEXT.test(value)) {
     // A text of at most 20 characters has at most 20 significant digits, which ECMAScript's
     // StringToNumber converts to the nearest double.
-    approximation = value.length <= 20 ? Number(value) : Number.NaN;
-  } else {
-    return 0;
+    return levelsReached(levels, value.length <= 20 ? Number(value) : Number.NaN, undefined, value);
   }
-  return levelsReached(levels, approximation, undefined, value);
+  return 0;
 }
 
 /** How many of `levels` a quantity reaches (quantity ≥ level). */
@@ -58,10 +74,11 @@ export function levelsReachedByQuantity(levels: PlannedLevels, quantity: Exact):
  * the order of the decimals); equal or untrusted (NaN) ones fall back to the exact decimals.
  *
  * @param approximation - the value's nearest double, or NaN.
- * @param exact - the value's exact decimal, or undefined to parse `source` if needed.
- * @param source - the value as given (number or numeric text), for `Exact.from`.
+ * @param exact - the value's exact decimal (a quantity), or undefined to compare `source`.
+ * @param source - numeric text (compared digit by digit) or a finite double (compared by its
+ *   exact binary value).
  */
-function levelsReached(levels: PlannedLevels, approximation: number, exact: Exact | undefined, source: unknown): number {
+function levelsReached(levels: PlannedLevels, approximation: number, exact: Exact | undefined, source: string | number | undefined): number {
   const approximations = levels.approximations;
   let low = 0;
   let high = approximations.length;
@@ -73,11 +90,12 @@ function levelsReached(levels: PlannedLevels, approximation: number, exact: Exac
       reached = true;
     } else if (approximation < level) {
       reached = false;
-    } else if (exact === undefined && typeof source === 'string') {
-      reached = compareTextWithLevel(source, levels.exact[middle]) >= 0;
-    } else {
-      exact ??= Exact.from(source as number);
+    } else if (exact !== undefined) {
       reached = exact.compare(levels.exact[middle]) >= 0;
+    } else {
+      // A double's exact value is computed only on such ties (equal nearest doubles).
+      if (typeof source === 'number') source = exactDoubleText(source);
+      reached = compareTextWithLevel(source ?? '0', levels.exact[middle]) >= 0;
     }
     if (reached) low = middle + 1;
     else high = middle;
