@@ -2,6 +2,7 @@
  * Tariff's configuration, read and validated once at start-up. This is the only module that reads
  * `process.env`; everything else receives a {@link TariffConfig}.
  */
+import { TimeZone, UnknownTimeZoneError } from './kernel/time-zone.js';
 
 /** How requests are authenticated. `noauth` is CloudKitty's `auth_strategy = noauth`. */
 export type AuthStrategy = 'noauth' | 'keystone';
@@ -88,6 +89,11 @@ export interface TariffConfig {
   databaseTimeoutMs: number;
   /** Milliseconds start-up waits for the database to answer (`TARIFF_DB_START_TIMEOUT`, seconds, default 60). */
   databaseStartTimeoutMs: number;
+  /**
+   * The zone whose wall time CloudKitty's naive datetime columns hold: its hosts' `TZ`
+   * (`TARIFF_CLOUDKITTY_TIMEZONE`, an IANA name, default `UTC`; kept under its canonical name).
+   */
+  cloudKittyTimeZone: string;
 }
 
 /** Thrown when an environment variable holds a value Tariff cannot use; the message names it. */
@@ -139,7 +145,21 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     databasePoolSize: positiveInteger(environment, 'TARIFF_DB_POOL_SIZE', 10),
     databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
     databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,
+    cloudKittyTimeZone: timeZoneName(environment),
   };
+}
+
+/** The canonical name of `TARIFF_CLOUDKITTY_TIMEZONE` (default `UTC`). */
+function timeZoneName(environment: NodeJS.ProcessEnv): string {
+  const name = environment.TARIFF_CLOUDKITTY_TIMEZONE || 'UTC';
+  try {
+    return TimeZone.named(name).name;
+  } catch (error) {
+    if (error instanceof UnknownTimeZoneError) {
+      throw new ConfigurationError(`TARIFF_CLOUDKITTY_TIMEZONE must be an IANA time zone name such as UTC, Europe/Paris or Asia/Tokyo, got '${name}'`);
+    }
+    throw error;
+  }
 }
 
 function required(environment: NodeJS.ProcessEnv, name: string): string {

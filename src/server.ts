@@ -60,6 +60,7 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
   const database = openDatabase(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
+    cloudKittyTimeZone: config.cloudKittyTimeZone,
     onPoolError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
   try {

@@ -9,6 +9,8 @@ import { ConfigurationError } from '../config.js';
 import { dialectNamed } from './dialects/dialect.js';
 import { redactUrl, type DatabaseOptions, type PoolSettings } from './dialects/opening.js';
 import type { DialectName, DialectTraits } from './dialects/traits.js';
+import { StoredDateTimes } from './stored-datetimes.js';
+import { TimeZone, UnknownTimeZoneError } from '../kernel/time-zone.js';
 
 export { DatabaseOpenError, redactUrl, type DatabaseOptions, type OpenedDatabase, type PoolSettings } from './dialects/opening.js';
 
@@ -24,6 +26,8 @@ export interface Database {
   readonly description: string;
   /** Configuration writes committed through this handle: cached rules compare it to know they are stale. */
   readonly writes: { count: number };
+  /** Instants to and from the naive datetime columns, in the zone CloudKitty's hosts use (`TARIFF_CLOUDKITTY_TIMEZONE`). */
+  readonly storedDateTimes: StoredDateTimes;
   close(): Promise<void>;
 }
 
@@ -34,23 +38,39 @@ const URL_SCHEMES: readonly { pattern: RegExp; dialect: DialectName; location: (
   { pattern: /^(mysql|mariadb):\/\//, dialect: 'mysql', location: (url) => url },
 ];
 
+/** How to open a database: the pool settings, and the zone of the naive datetime columns. */
+export interface OpenOptions extends DatabaseOptions {
+  /** IANA name of the zone CloudKitty's naive datetime columns hold wall time in (`TARIFF_CLOUDKITTY_TIMEZONE`, default `UTC`). */
+  cloudKittyTimeZone?: string;
+}
+
 /**
  * Parses a database URL and opens it.
  *
  * @param url - `sqlite:<path>` (`sqlite::memory:` for a private in-memory database),
  *   `postgres://` / `postgresql://`, or `mysql://` / `mariadb://`.
- * @throws ConfigurationError for any other scheme; DatabaseOpenError for an SQLite file that
- *   cannot be opened or is damaged.
+ * @throws ConfigurationError for any other scheme or an unknown time zone; DatabaseOpenError for
+ *   an SQLite file that cannot be opened or is damaged.
  */
-export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
+export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const settings: PoolSettings = {
     poolSize: options.poolSize ?? 10,
     timeoutMs: options.timeoutMs ?? 5000,
     onPoolError: options.onPoolError ?? (() => undefined),
   };
+  const storedDateTimes = new StoredDateTimes(timeZoneNamed(options.cloudKittyTimeZone ?? 'UTC'));
   const scheme = URL_SCHEMES.find(({ pattern }) => pattern.test(url));
   if (!scheme) throw new ConfigurationError(`TARIFF_DATABASE_URL must start with sqlite:, postgres:// or mysql://, got '${redactUrl(url)}'`);
   const { traits, open } = dialectNamed(scheme.dialect);
   const { db, description } = open(scheme.location(url), settings);
-  return { db, traits, description, writes: { count: 0 }, close: () => db.destroy() };
+  return { db, traits, description, writes: { count: 0 }, storedDateTimes, close: () => db.destroy() };
+}
+
+function timeZoneNamed(name: string): TimeZone {
+  try {
+    return TimeZone.named(name);
+  } catch (error) {
+    if (error instanceof UnknownTimeZoneError) throw new ConfigurationError(`TARIFF_CLOUDKITTY_TIMEZONE: ${error.message}`);
+    throw error;
+  }
 }

@@ -6,7 +6,7 @@
  */
 import type { ColumnType } from 'kysely';
 
-/** Naive UTC `YYYY-MM-DD HH:MM:SS`. */
+/** Naive `YYYY-MM-DD HH:MM:SS`: wall time in CloudKitty's zone (database/stored-datetimes.ts). */
 export type DateTimeText = string;
 /** Fixed-scale decimal text. */
 export type DecimalText = string;

@@ -59,10 +59,10 @@ export async function startTestApp(
   // A generous query timeout: these tests are about behaviour, and a busy CI machine has been seen
   // to stall a 5,000-row read past the 5 s default. The timeout itself is tested on real server
   // processes (test/databases/faults.test.ts).
-  const database = openDatabase(databaseUrl, { timeoutMs: 30_000 });
+  const config = { ...loadConfig({}), ...options.config, databaseUrl };
+  const database = openDatabase(databaseUrl, { timeoutMs: 30_000, cloudKittyTimeZone: config.cloudKittyTimeZone });
   const modules = ratingModules({ sandbox: options.sandbox }, options.modules);
   await migrateToLatest(database, modules.migrations());
-  const config = { ...loadConfig({}), ...options.config, databaseUrl };
   const app = await buildTariffApp({ config, database, modules, logger: false });
   await app.ready();
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/kernel/errors.js';
-import { formatMessageDateTime, formatStoredDateTime, fromStorageDateTime, parseDateTime, toStorageDateTime } from '../../src/rating/common/datetime.js';
+import { formatApiDateTime, formatMessageDateTime, parseDateTime } from '../../src/rating/common/datetime.js';
+import { StoredDateTimes, UTC_STORED_DATETIMES } from '../../src/database/stored-datetimes.js';
+import { TimeZone } from '../../src/kernel/time-zone.js';
 import { wholeSeconds } from '../../src/kernel/time.js';
 
 /** ISO text (UTC, no millis) of a parsed value, for compact assertions. */
@@ -123,22 +125,34 @@ describe('storage and output forms', () => {
     expect(wholeSeconds(new Date('2026-12-01T10:00:05.000Z')).toISOString()).toBe('2026-12-01T10:00:05.000Z');
   });
 
-  it('stores naive UTC text YYYY-MM-DD HH:MM:SS', () => {
-    expect(toStorageDateTime(date)).toBe('2026-12-01 10:00:05');
-    expect(toStorageDateTime(parseDateTime('2026-12-01T10:00:00+02:00', 'start'))).toBe('2026-12-01 08:00:00');
+  it('stores naive UTC text YYYY-MM-DD HH:MM:SS by default', () => {
+    expect(UTC_STORED_DATETIMES.toStorage(date)).toBe('2026-12-01 10:00:05');
+    expect(UTC_STORED_DATETIMES.toStorage(parseDateTime('2026-12-01T10:00:00+02:00', 'start'))).toBe('2026-12-01 08:00:00');
   });
 
   it('reads stored text (with or without microseconds) and Date objects back', () => {
-    expect(fromStorageDateTime('2026-12-01 10:00:05').toISOString()).toBe('2026-12-01T10:00:05.000Z');
-    expect(fromStorageDateTime('2026-12-01 10:00:05.123456').toISOString()).toBe('2026-12-01T10:00:05.000Z');
-    expect(fromStorageDateTime(date)).toBe(date);
+    expect(UTC_STORED_DATETIMES.fromStorage('2026-12-01 10:00:05').toISOString()).toBe('2026-12-01T10:00:05.000Z');
+    expect(UTC_STORED_DATETIMES.fromStorage('2026-12-01 10:00:05.123456').toISOString()).toBe('2026-12-01T10:00:05.000Z');
+    expect(UTC_STORED_DATETIMES.fromStorage(date).getTime()).toBe(date.getTime());
   });
 
   it('formats API output as UTC with seconds and +00:00, null stays null', () => {
-    expect(formatStoredDateTime('2026-12-01 10:00:05')).toBe('2026-12-01T10:00:05+00:00');
-    expect(formatStoredDateTime('2026-12-01 10:00:05.123456')).toBe('2026-12-01T10:00:05+00:00');
-    expect(formatStoredDateTime(date)).toBe('2026-12-01T10:00:05+00:00');
-    expect(formatStoredDateTime(null)).toBeNull();
+    expect(UTC_STORED_DATETIMES.toApiText('2026-12-01 10:00:05')).toBe('2026-12-01T10:00:05+00:00');
+    expect(UTC_STORED_DATETIMES.toApiText('2026-12-01 10:00:05.123456')).toBe('2026-12-01T10:00:05+00:00');
+    expect(UTC_STORED_DATETIMES.toApiText(date)).toBe('2026-12-01T10:00:05+00:00');
+    expect(UTC_STORED_DATETIMES.toApiText(null)).toBeNull();
+    expect(formatApiDateTime(date)).toBe('2026-12-01T10:00:05+00:00');
+  });
+
+  it("stores another zone's wall time and reads it back as the same instant (TARIFF_CLOUDKITTY_TIMEZONE)", () => {
+    const tokyo = new StoredDateTimes(TimeZone.named('Asia/Tokyo'));
+    expect(tokyo.toStorage(new Date('2026-12-01T00:00:00Z'))).toBe('2026-12-01 09:00:00');
+    expect(tokyo.toApiText('2026-12-01 09:00:00')).toBe('2026-12-01T00:00:00+00:00');
+    expect(tokyo.epochMsOf('2026-12-01 09:00:00.250000')).toBe(Date.parse('2026-12-01T00:00:00Z'));
+    const paris = new StoredDateTimes(TimeZone.named('Europe/Paris'));
+    // Repeated at the end of summer time: the earlier instant, as Python's fold=0.
+    expect(paris.toApiText('2026-10-25 02:30:00')).toBe('2026-10-25T00:30:00+00:00');
+    expect(paris.toStorage(new Date('2026-10-25T01:30:00Z'))).toBe('2026-10-25 02:30:00');
   });
 
   it("quotes times in messages in CloudKitty's text form", () => {
@@ -147,9 +161,9 @@ describe('storage and output forms', () => {
   });
 
   it('round-trips: parse → store → output', () => {
-    const stored = toStorageDateTime(parseDateTime('2026-06-15T12:34:56-03:00', 'start'));
-    expect(formatStoredDateTime(stored)).toBe('2026-06-15T15:34:56+00:00');
-    expect(parsed(formatStoredDateTime(stored))).toBe('2026-06-15T15:34:56Z');
+    const stored = UTC_STORED_DATETIMES.toStorage(parseDateTime('2026-06-15T12:34:56-03:00', 'start'));
+    expect(UTC_STORED_DATETIMES.toApiText(stored)).toBe('2026-06-15T15:34:56+00:00');
+    expect(parsed(UTC_STORED_DATETIMES.toApiText(stored))).toBe('2026-06-15T15:34:56Z');
   });
 });
 

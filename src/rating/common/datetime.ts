@@ -1,7 +1,6 @@
 /**
- * Datetimes: ISO 8601 in, UTC out. Rules are stored in whole seconds as naive UTC text
- * `YYYY-MM-DD HH:MM:SS` (CloudKitty's naive-UTC `DateTime` columns), which sorts and compares
- * correctly as text on SQLite and as a timestamp on PostgreSQL and MariaDB.
+ * Datetimes: ISO 8601 in, UTC out, in whole seconds. How they are stored (wall time in the zone
+ * of CloudKitty's hosts) is the database's `storedDateTimes` (database/stored-datetimes.ts).
  */
 import { invalidInput } from '../../kernel/errors.js';
 
@@ -61,28 +60,12 @@ function offsetMinutes(offset: string | undefined): number | null {
   return sign * (hours * 60 + minutes);
 }
 
-/** Storage text of a datetime: naive UTC `YYYY-MM-DD HH:MM:SS`. */
-export function toStorageDateTime(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
+/** API text of an instant: UTC with seconds and an explicit offset, `2026-12-01T10:00:00+00:00`. */
+export function formatApiDateTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}+00:00`;
 }
 
-/**
- * Reads a stored datetime: naive UTC text (`YYYY-MM-DD HH:MM:SS[.ffffff]`, as every driver here
- * is set to return it) or a `Date`.
- */
-export function fromStorageDateTime(stored: string | Date): Date {
-  if (stored instanceof Date) return stored;
-  return new Date(`${stored.slice(0, 19).replace(' ', 'T')}Z`);
-}
-
-/** API text of a stored datetime: UTC with seconds and an explicit offset, `2026-12-01T10:00:00+00:00`. */
-export function formatStoredDateTime(stored: string | Date | null): string | null {
-  if (stored === null) return null;
-  if (stored instanceof Date) return `${stored.toISOString().slice(0, 19)}+00:00`;
-  return `${stored.slice(0, 10)}T${stored.slice(11, 19)}+00:00`;
-}
-
-/** CloudKitty's text form of a datetime in messages: `2014-01-01 00:00:00`. */
+/** CloudKitty's text form of a datetime in messages, in UTC: `2014-01-01 00:00:00`. */
 export function formatMessageDateTime(date: Date): string {
-  return toStorageDateTime(date);
+  return date.toISOString().slice(0, 19).replace('T', ' ');
 }

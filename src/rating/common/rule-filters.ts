@@ -5,7 +5,8 @@
  * differently: SQL keeps the rules with a description, {@link matchesDescription} decides.
  */
 import { sql, type RawBuilder } from 'kysely';
-import { parseDateTime, toStorageDateTime } from './datetime.js';
+import type { StoredDateTimes } from '../../database/stored-datetimes.js';
+import { parseDateTime } from './datetime.js';
 import { containsIgnoringCase } from './text.js';
 import { Type } from 'typebox';
 import { BooleanText, queryBoolean } from './schemas.js';
@@ -75,19 +76,22 @@ export function ruleFiltersFrom(query: RuleFilterQuery, now: Date): RuleFilters 
 /**
  * SQL conditions (to AND together) for the filters, on the rule table aliased `alias`. For
  * `description` only `description is not null`: apply {@link matchesDescription} to the rows.
+ *
+ * @param storedDateTimes - the database's: times are compared as the columns hold them (wall time
+ *   in CloudKitty's zone).
  */
-export function ruleFilterConditions(alias: string, filters: RuleFilters): RawBuilder<boolean>[] {
+export function ruleFilterConditions(alias: string, filters: RuleFilters, storedDateTimes: StoredDateTimes): RawBuilder<boolean>[] {
   const column = (name: string) => sql.ref(`${alias}.${name}`);
   const conditions: RawBuilder<boolean>[] = [];
   if (!filters.includeDeleted) conditions.push(sql<boolean>`${column('deleted')} is null`);
-  if (filters.startFrom) conditions.push(sql<boolean>`${column('start')} >= ${toStorageDateTime(filters.startFrom)}`);
-  if (filters.endBefore) conditions.push(sql<boolean>`${column('end')} < ${toStorageDateTime(filters.endBefore)}`);
+  if (filters.startFrom) conditions.push(sql<boolean>`${column('start')} >= ${storedDateTimes.toStorage(filters.startFrom)}`);
+  if (filters.endBefore) conditions.push(sql<boolean>`${column('end')} < ${storedDateTimes.toStorage(filters.endBefore)}`);
   if (filters.createdBy !== undefined) conditions.push(sql<boolean>`${column('created_by')} = ${filters.createdBy}`);
   if (filters.updatedBy !== undefined) conditions.push(sql<boolean>`${column('updated_by')} = ${filters.updatedBy}`);
   if (filters.deletedBy !== undefined) conditions.push(sql<boolean>`${column('deleted_by')} = ${filters.deletedBy}`);
   if (filters.description !== undefined) conditions.push(sql<boolean>`${column('description')} is not null`);
   if (filters.isActive !== undefined) {
-    const now = toStorageDateTime(filters.now);
+    const now = storedDateTimes.toStorage(filters.now);
     const active = sql<boolean>`(${column('deleted')} is null and ${column('start')} <= ${now} and (${column('end')} is null or ${column('end')} > ${now}))`;
     conditions.push(filters.isActive ? active : sql<boolean>`not ${active}`);
   }

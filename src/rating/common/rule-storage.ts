@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../database/connection.js';
 import { inWriteTransaction } from '../../database/transaction.js';
 import type { DateTimeText } from '../../database/tables.js';
-import { toStorageDateTime } from './datetime.js';
+import type { StoredDateTimes } from '../../database/stored-datetimes.js';
 
 /** The columns every versioned rule table (mappings, scripts) has, beside its own. */
 export interface VersionedRuleColumns {
@@ -36,12 +36,14 @@ export interface RuleChanges {
 
 /**
  * The column values for the changed `description`, `start` and `end`, plus `updated_by`.
+ *
+ * @param storedDateTimes - the database's: `start` and `end` are stored as wall time in CloudKitty's zone.
  */
-export function ruleColumnChanges(changes: RuleChanges, audit: Audit): Partial<VersionedRuleColumns> {
+export function ruleColumnChanges(changes: RuleChanges, audit: Audit, storedDateTimes: StoredDateTimes): Partial<VersionedRuleColumns> {
   return {
     ...('description' in changes ? { description: changes.description ?? null } : {}),
-    ...(changes.start ? { start: toStorageDateTime(new Date(changes.start)) } : {}),
-    ...('end' in changes ? { end: changes.end ? toStorageDateTime(new Date(changes.end)) : null } : {}),
+    ...(changes.start ? { start: storedDateTimes.toStorage(new Date(changes.start)) } : {}),
+    ...('end' in changes ? { end: changes.end ? storedDateTimes.toStorage(new Date(changes.end)) : null } : {}),
     updated_by: audit.actor,
   };
 }
@@ -63,7 +65,7 @@ export async function softDeleteRule(
   notFound: (uuid: string) => Error,
 ): Promise<void> {
   await inWriteTransaction(database, async (transaction) => {
-    const result = await sql`update ${sql.table(table)} set deleted = ${toStorageDateTime(audit.now)}, deleted_by = ${audit.actor}
+    const result = await sql`update ${sql.table(table)} set deleted = ${database.storedDateTimes.toStorage(audit.now)}, deleted_by = ${audit.actor}
         where ${sql.ref(idColumn)} = ${uuid} and deleted is null`.execute(transaction);
     if ((result.numAffectedRows ?? 0n) === 0n) throw notFound(uuid);
   });

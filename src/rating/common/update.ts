@@ -4,7 +4,7 @@
  * attributes may be echoed back unchanged; a changed immutable one is a 400 naming it.
  */
 import { invalidInput } from '../../kernel/errors.js';
-import { formatStoredDateTime, parseDateTime } from './datetime.js';
+import { formatApiDateTime, parseDateTime } from './datetime.js';
 
 /** How one attribute of a resource behaves on update. */
 export interface AttributeRule {
@@ -53,7 +53,7 @@ export function diffUpdate(
 export function readOnlyDateTime(attribute: string): AttributeRule {
   return {
     mutable: false,
-    normalize: (value) => (value === null ? null : formatStoredDateTime(parseDateTime(value, attribute))),
+    normalize: (value) => (value === null ? null : formatApiDateTime(parseDateTime(value, attribute))),
   };
 }
 
@@ -76,11 +76,11 @@ export const VERSIONED_RULE_ATTRIBUTES: Readonly<Record<string, AttributeRule>> 
     mutable: true,
     normalize: (value) => {
       if (value === null) throw invalidInput('start', value, 'Mandatory field missing.');
-      return formatStoredDateTime(parseDateTime(value, 'start', 'start'));
+      return formatApiDateTime(parseDateTime(value, 'start', 'start'));
     },
   },
   end: {
     mutable: true,
-    normalize: (value) => (value === null ? null : formatStoredDateTime(parseDateTime(value, 'end', 'end'))),
+    normalize: (value) => (value === null ? null : formatApiDateTime(parseDateTime(value, 'end', 'end'))),
   },
 };

@@ -19,6 +19,6 @@ export const hashmapModule: RatingModule<RuleIndex> = {
   hotConfig: true,
   migrations: HASHMAP_MIGRATIONS,
   routes: hashmapRoutes,
-  loadRules: (database) => loadRuleIndex(hashmapTables(database.db)),
+  loadRules: (database) => loadRuleIndex(hashmapTables(database.db), database.storedDateTimes),
   price: priceWithHashmap,
 };

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import type { Database } from '../../database/connection.js';
+import type { StoredDateTimes } from '../../database/stored-datetimes.js';
 import { inWriteTransaction } from '../../database/transaction.js';
 import { scriptTables, type PyscriptsDb } from './tables.js';
-import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../common/datetime.js';
 import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
 import { compareCodePoints } from '../common/text.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
@@ -35,16 +35,17 @@ function selectScripts(db: PyscriptsDb) {
 
 type ScriptRow = Awaited<ReturnType<ReturnType<typeof selectScripts>['executeTakeFirstOrThrow']>> & { data?: Buffer };
 
-function toScript(row: ScriptRow): Script {
+/** A script's API form; `times` reads the stored datetimes (wall time in CloudKitty's zone). */
+function toScript(row: ScriptRow, times: StoredDateTimes): Script {
   const script: Script = {
     script_id: row.script_id,
     name: row.name,
     checksum: row.checksum,
     description: row.description,
-    start: formatStoredDateTime(row.start),
-    end: formatStoredDateTime(row.end),
-    created_at: formatStoredDateTime(row.created_at),
-    deleted: formatStoredDateTime(row.deleted),
+    start: times.toApiText(row.start),
+    end: times.toApiText(row.end),
+    created_at: times.toApiText(row.created_at),
+    deleted: times.toApiText(row.deleted),
     created_by: row.created_by,
     updated_by: row.updated_by,
     deleted_by: row.deleted_by,
@@ -91,9 +92,9 @@ export class ScriptRepository {
   /** Scripts matching the filters, in creation order; `withData: false` leaves `data` out. */
   async list(filters: RuleFilters, options: { withData: boolean }): Promise<Script[]> {
     let query = options.withData ? selectScripts(this.db).select('s.data') : selectScripts(this.db);
-    for (const condition of ruleFilterConditions('s', filters)) query = query.where(condition);
+    for (const condition of ruleFilterConditions('s', filters, this.database.storedDateTimes)) query = query.where(condition);
     const rows = await query.orderBy('s.id').execute();
-    return rows.filter((row) => matchesDescription(filters, row.description)).map(toScript);
+    return rows.filter((row) => matchesDescription(filters, row.description)).map((row) => toScript(row, this.database.storedDateTimes));
   }
 
   /**
@@ -108,12 +109,13 @@ export class ScriptRepository {
       .orderBy('id')
       .execute();
     rows.sort((left, right) => compareCodePoints(left.name, right.name));
+    const times = this.database.storedDateTimes;
     return rows.map((row) => ({
       scriptId: row.script_id,
       name: row.name,
       source: decompressedSource(row.data, row.checksum),
-      start: fromStorageDateTime(row.start).getTime(),
-      end: row.end === null ? null : fromStorageDateTime(row.end).getTime(),
+      start: times.epochMsOf(row.start),
+      end: row.end === null ? null : times.epochMsOf(row.end),
     }));
   }
 
@@ -125,7 +127,7 @@ export class ScriptRepository {
   private async getLive(db: PyscriptsDb, uuid: string): Promise<Required<Script>> {
     const row = await selectScripts(db).select('s.data').where('s.script_id', '=', uuid).where('s.deleted', 'is', null).executeTakeFirst();
     if (!row) throw noSuchScript(uuid);
-    return toScript(row) as Required<Script>;
+    return toScript(row, this.database.storedDateTimes) as Required<Script>;
   }
 
   /** Creates a script in one transaction. @throws ConflictError when a live script has the name. */
@@ -149,9 +151,9 @@ export class ScriptRepository {
           data: deflateSync(Buffer.from(draft.data, 'utf8')),
           checksum: scriptChecksum(draft.data),
           description: draft.description,
-          start: toStorageDateTime(draft.start),
-          end: draft.end === null ? null : toStorageDateTime(draft.end),
-          created_at: toStorageDateTime(audit.now),
+          start: this.database.storedDateTimes.toStorage(draft.start),
+          end: draft.end === null ? null : this.database.storedDateTimes.toStorage(draft.end),
+          created_at: this.database.storedDateTimes.toStorage(audit.now),
           created_by: audit.actor,
         })
         .execute();
@@ -181,7 +183,7 @@ export class ScriptRepository {
         .updateTable('pyscripts_scripts')
         .set({
           ...(changes.data !== undefined ? { data: deflateSync(Buffer.from(result.data, 'utf8')), checksum: result.checksum } : {}),
-          ...ruleColumnChanges(changes, audit),
+          ...ruleColumnChanges(changes, audit, this.database.storedDateTimes),
         })
         .where('script_id', '=', uuid)
         .execute();

@@ -46,7 +46,7 @@ export class GroupRepository {
    *
    * @throws NotFoundError when unknown.
    */
-  deleteGroup(uuid: string, options: { recursive: boolean; actor: string; now: string }): Promise<void> {
+  deleteGroup(uuid: string, options: { recursive: boolean; actor: string; now: Date }): Promise<void> {
     return inWriteTransaction(this.database, async (tariffTransaction) => {
       const transaction = hashmapTables(tariffTransaction);
       const group = await transaction.selectFrom('hashmap_groups').select('id').where('group_id', '=', uuid).executeTakeFirst();
@@ -54,7 +54,7 @@ export class GroupRepository {
       if (options.recursive) {
         await transaction
           .updateTable('hashmap_mappings')
-          .set({ deleted: options.now, deleted_by: options.actor })
+          .set({ deleted: this.database.storedDateTimes.toStorage(options.now), deleted_by: options.actor })
           .where('group_id', '=', group.id)
           .where('deleted', 'is', null)
           .execute();

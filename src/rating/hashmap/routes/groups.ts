@@ -4,7 +4,6 @@ import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
-import { toStorageDateTime } from '../../common/datetime.js';
 import { noSuchGroup } from '../errors.js';
 import { Group, GroupCollection, GroupCreateBody, MappingCollection, ThresholdCollection } from '../schemas.js';
 import type { HashmapRouteOptions } from './context.js';
@@ -93,7 +92,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
       async (request, reply) => {
         const recursive = request.body?.recursive ?? queryBoolean(request.query.recursive) ?? false;
         const now = requestTime();
-        await groups.deleteGroup(resourceId(request, 'group_id', noSuchGroup), { recursive, actor: actingUser(request), now: toStorageDateTime(now) });
+        await groups.deleteGroup(resourceId(request, 'group_id', noSuchGroup), { recursive, actor: actingUser(request), now });
         return reply.code(204).send();
       },
     );
