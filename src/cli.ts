@@ -51,6 +51,10 @@ function printReport(description: string, report: UpgradeReport, dryRun: boolean
       for (const statement of step.statements) console.log(`      ${statement};`);
     }
   }
+  if (report.creates.length > 0) {
+    console.log(`new database: the migrations ${dryRun ? 'would create' : 'created'}:`);
+    for (const line of report.creates) console.log(`  - ${line}`);
+  }
   if (report.migrations.length > 0) console.log(`Tariff migrations (${dryRun ? 'pending' : 'applied'}): ${report.migrations.join(', ')}`);
   if (report.adoption.length === 0 && report.migrations.length === 0) console.log('already up to date');
   else if (dryRun) console.log('dry run: nothing was changed');
@@ -58,7 +62,7 @@ function printReport(description: string, report: UpgradeReport, dryRun: boolean
 
 async function upgrade(dryRun: boolean): Promise<void> {
   const config = loadConfig();
-  const database = openDatabase(config.databaseUrl, { cloudKittyTimeZone: config.cloudKittyTimeZone });
+  const database = openDatabase(config.databaseUrl);
   try {
     printReport(database.description, await upgradeDatabase(database, ratingModules().migrations(), { dryRun }), dryRun);
   } finally {

@@ -13,8 +13,10 @@ import type { MigrationContext } from './migrations/context.js';
 import * as configVersion from './migrations/0002_config_version.js';
 import * as modulesState from './migrations/0003_modules_state.js';
 import * as exactText from './migrations/0004_exact_text.js';
+import * as cloudKittyLayout from './migrations/0005_cloudkitty_layout.js';
 import { inspectDatabase, UnrecognisedDatabaseError, type DatabaseState } from './adoption/inspect.js';
 import { applyCloudKittyUpgrade, planCloudKittyUpgrade, type UpgradeStep } from './adoption/upgrade.js';
+import { newDatabaseContents } from './cloudkitty-layout.js';
 
 /** One migration: brings the database forward (there is no way back: restore a backup). */
 export interface TariffMigration {
@@ -30,6 +32,7 @@ const MIGRATIONS: Record<string, TariffMigration> = {
   '0002_config_version': configVersion,
   '0003_modules_state': modulesState,
   '0004_exact_text': exactText,
+  '0005_cloudkitty_layout': cloudKittyLayout,
 };
 
 /** Thrown when a migration fails; the database is left at the last migration that succeeded. */
@@ -104,6 +107,8 @@ export interface UpgradeReport {
   adoption: UpgradeStep[];
   /** Tariff's own migrations, applied (or pending with `dryRun`). */
   migrations: string[];
+  /** For a new database: what the migrations create, in words (empty otherwise). */
+  creates: string[];
 }
 
 /**
@@ -127,6 +132,7 @@ export async function upgradeDatabase(
     return {
       state,
       adoption,
+      creates: state.kind === 'new' ? newDatabaseContents() : [],
       migrations: Object.keys(allMigrations(moduleMigrations))
         .sort()
         .filter((name) => !applied.has(name)),
@@ -141,7 +147,7 @@ export async function upgradeDatabase(
     }
   }
   const results = await runMigrations(database, moduleMigrations);
-  return { state, adoption, migrations: results.map((result) => result.migrationName) };
+  return { state, adoption, creates: state.kind === 'new' ? newDatabaseContents() : [], migrations: results.map((result) => result.migrationName) };
 }
 
 async function runMigrations(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>): Promise<MigrationResult[]> {

@@ -22,18 +22,18 @@ export interface UpgradeStep {
   statements: string[];
 }
 
-/** The versioning columns, nullable while rows are filled in. */
+/** The versioning columns in CloudKitty 23's types (text description, 32-character audit), nullable while rows are filled in. */
 function versioningColumns(traits: DialectTraits): [string, string][] {
   const { dateTime } = traits.columnTypes;
   return [
     ['created_at', dateTime],
     ['start', dateTime],
     ['end', dateTime],
-    ['description', 'varchar(256)'],
+    ['description', 'text'],
     ['deleted', dateTime],
-    ['created_by', 'varchar(255)'],
-    ['updated_by', 'varchar(255)'],
-    ['deleted_by', 'varchar(255)'],
+    ['created_by', 'varchar(32)'],
+    ['updated_by', 'varchar(32)'],
+    ['deleted_by', 'varchar(32)'],
   ];
 }
 

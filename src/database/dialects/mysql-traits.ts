@@ -1,6 +1,6 @@
 /** MariaDB's and MySQL's facts (mysql2). */
 import { sql } from 'kysely';
-import type { CloudKittyUpgradeSql, DialectTraits, ExactTextCollation } from './traits.js';
+import type { CatalogConstraint, CloudKittyLayout, CloudKittyUpgradeSql, DialectTraits, ExactTextCollation } from './traits.js';
 
 /** Server errnos that mean no room is left: ER_DISK_FULL, ER_RECORD_FILE_FULL (InnoDB: the table space cannot grow). */
 const STORAGE_FULL_ERRNOS = new Set([1021, 1114]);
@@ -68,6 +68,54 @@ const cloudKittyUpgrade: CloudKittyUpgradeSql = {
   widenScriptData: `MODIFY data ${BLOB} NOT NULL`,
 };
 
+const CONSTRAINT_KINDS: Record<string, CatalogConstraint['kind']> = { 'PRIMARY KEY': 'primary', UNIQUE: 'unique', 'FOREIGN KEY': 'foreign' };
+
+/**
+ * CloudKitty compat: master's migrations on MariaDB / MySQL declare `map_type` as
+ * `enum('flat','rate')`, leave costs and the script checksum nullable and name the mapping
+ * constraints after `hashmap_mappings`.
+ */
+const cloudKittyLayout: CloudKittyLayout = {
+  mapTypeColumn: "enum('flat','rate')",
+  createMapTypeEnum: undefined,
+  mapTypeCheck: undefined,
+  costNullable: true,
+  scriptChecksumNullable: true,
+  mappingsConstraintPrefix: 'hashmap_mappings',
+  mappingsIdSequence: undefined,
+  scriptIdUniqueName: 'script_id',
+  nowDefault: 'current_timestamp()',
+  changes: {
+    alterColumn: (column, wanted) => [
+      `MODIFY ${quoteIdentifier(column)} ${wanted.type} ${wanted.nullable ? 'NULL' : 'NOT NULL'}${wanted.default !== undefined ? ` DEFAULT ${wanted.default}` : ''}`,
+    ],
+    async constraintsOf(db, table) {
+      const { rows } = await sql<{ name: string; kind: string; columns: string; references: string | null }>`
+        select c.constraint_name as name, c.constraint_type as kind,
+          group_concat(k.column_name order by k.ordinal_position) as columns, max(k.referenced_table_name) as \`references\`
+        from information_schema.table_constraints c
+        join information_schema.key_column_usage k
+          on k.constraint_schema = c.constraint_schema and k.table_name = c.table_name and k.constraint_name = c.constraint_name
+        where c.constraint_schema = database() and c.table_name = ${table} and c.constraint_type in ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')
+        group by c.constraint_name, c.constraint_type`.execute(db);
+      return rows.map((row) => ({
+        name: row.name,
+        kind: CONSTRAINT_KINDS[row.kind],
+        columns: row.columns.split(','),
+        ...(row.references !== null ? { references: row.references } : {}),
+      }));
+    },
+    renameConstraint: (table, constraint, to) =>
+      constraint.kind === 'unique'
+        ? [`ALTER TABLE ${quoteIdentifier(table)} RENAME INDEX ${quoteIdentifier(constraint.name)} TO ${quoteIdentifier(to)}`]
+        : undefined,
+    dropConstraint: (constraint) =>
+      constraint.kind === 'foreign' ? `DROP FOREIGN KEY ${quoteIdentifier(constraint.name)}` : `DROP INDEX ${quoteIdentifier(constraint.name)}`,
+    namesPrimaryKeys: false,
+    renameIdSequence: () => undefined,
+  },
+};
+
 /**
  * MariaDB's and MySQL's facts: InnoDB tables in utf8mb4 with an exact collation (binary, NO
  * PAD), no partial indexes, and DDL that commits implicitly.
@@ -96,6 +144,7 @@ export const mysqlTraits: DialectTraits = {
 
   exactTextCollation,
   cloudKittyUpgrade,
+  cloudKittyLayout,
 
   isLostRace: (error) => error.errno !== undefined && LOST_RACE_ERRNOS.has(error.errno),
   isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),

@@ -1,6 +1,6 @@
 /** PostgreSQL's facts (node-postgres). */
 import { sql } from 'kysely';
-import type { CloudKittyUpgradeSql, DialectTraits } from './traits.js';
+import type { CatalogConstraint, CloudKittyLayout, CloudKittyUpgradeSql, DialectTraits } from './traits.js';
 
 /** SQLSTATE 53100 disk_full; the rest of class 53 (insufficient resources) is memory or server limits. */
 const DISK_FULL = '53100';
@@ -36,6 +36,58 @@ const cloudKittyUpgrade: CloudKittyUpgradeSql = {
   widenScriptData: undefined,
 };
 
+const CONSTRAINT_KINDS: Record<string, CatalogConstraint['kind']> = { p: 'primary', u: 'unique', f: 'foreign' };
+
+/**
+ * CloudKitty compat: master's migrations on PostgreSQL keep the names `hashmap_mappings` had as
+ * `hashmap_maps` (its sequence, mapping constraints), make `map_type` the enum type
+ * `enum_map_type` and leave costs NOT NULL.
+ */
+const cloudKittyLayout: CloudKittyLayout = {
+  mapTypeColumn: 'enum_map_type',
+  createMapTypeEnum: "CREATE TYPE enum_map_type AS ENUM ('flat', 'rate')",
+  mapTypeCheck: undefined,
+  costNullable: false,
+  scriptChecksumNullable: false,
+  mappingsConstraintPrefix: 'hashmap_maps',
+  mappingsIdSequence: 'hashmap_maps_id_seq',
+  scriptIdUniqueName: 'pyscripts_scripts_script_id_key',
+  nowDefault: 'now()',
+  changes: {
+    alterColumn(column, wanted) {
+      const name = quoteIdentifier(column);
+      return [
+        `ALTER COLUMN ${name} DROP DEFAULT`,
+        `ALTER COLUMN ${name} TYPE ${wanted.type} USING ${name}::text::${wanted.type}`,
+        `ALTER COLUMN ${name} ${wanted.nullable ? 'DROP' : 'SET'} NOT NULL`,
+        ...(wanted.default !== undefined ? [`ALTER COLUMN ${name} SET DEFAULT ${wanted.default}`] : []),
+      ];
+    },
+    async constraintsOf(db, table) {
+      const { rows } = await sql<{ name: string; kind: string; columns: string; references: string | null }>`
+        select c.conname as name, c.contype as kind, string_agg(a.attname, ',' order by k.position) as columns,
+          c.confrelid::regclass::text as references
+        from pg_constraint c
+        cross join lateral unnest(c.conkey) with ordinality as k(attnum, position)
+        join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.attnum
+        where c.conrelid = ${table}::regclass and c.contype in ('p', 'u', 'f')
+        group by c.conname, c.contype, c.confrelid`.execute(db);
+      return rows.map((row) => ({
+        name: row.name,
+        kind: CONSTRAINT_KINDS[row.kind],
+        columns: row.columns.split(','),
+        ...(row.kind === 'f' && row.references !== null ? { references: row.references } : {}),
+      }));
+    },
+    renameConstraint: (table, constraint, to) => [
+      `ALTER TABLE ${quoteIdentifier(table)} RENAME CONSTRAINT ${quoteIdentifier(constraint.name)} TO ${quoteIdentifier(to)}`,
+    ],
+    dropConstraint: (constraint) => `DROP CONSTRAINT ${quoteIdentifier(constraint.name)}`,
+    namesPrimaryKeys: true,
+    renameIdSequence: (table, to) => `ALTER SEQUENCE ${quoteIdentifier(`${table}_id_seq`)} RENAME TO ${quoteIdentifier(to)}`,
+  },
+};
+
 /**
  * PostgreSQL's facts: exact NUMERIC, transactional DDL, `=` on text exact under every
  * deterministic collation (the only kind a database default can be) and `varchar` never padded.
@@ -67,6 +119,7 @@ export const postgresTraits: DialectTraits = {
 
   exactTextCollation: undefined,
   cloudKittyUpgrade,
+  cloudKittyLayout,
 
   isLostRace: (error) => LOST_RACE_CODES.has(error.code ?? ''),
   isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),

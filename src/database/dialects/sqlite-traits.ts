@@ -1,10 +1,28 @@
 /** SQLite's facts (better-sqlite3): the embedded database, one writer at a time. */
-import type { DialectTraits } from './traits.js';
+import type { CloudKittyLayout, DialectTraits } from './traits.js';
 
 /** Constraint violations better-sqlite3 reports by their extended result codes. */
 const CONSTRAINT_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
 /** Another process holds the lock past the 5 s busy timeout. */
 const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
+
+/**
+ * CloudKitty compat: CloudKitty on SQLite is a test setup (master's dbsync does not finish on an
+ * empty SQLite file); Tariff gives it the names CloudKitty's models declare, SQLite's types, and
+ * `map_type` as text checked against CloudKitty's two values. Columns are never altered here.
+ */
+const cloudKittyLayout: CloudKittyLayout = {
+  mapTypeColumn: 'varchar(4)',
+  createMapTypeEnum: undefined,
+  mapTypeCheck: "map_type IN ('flat', 'rate')",
+  costNullable: false,
+  scriptChecksumNullable: false,
+  mappingsConstraintPrefix: 'hashmap_mappings',
+  mappingsIdSequence: undefined,
+  scriptIdUniqueName: 'pyscripts_scripts_script_id_key',
+  nowDefault: 'CURRENT_TIMESTAMP',
+  changes: undefined,
+};
 
 /**
  * SQLite's facts: decimals are TEXT (its NUMERIC is a float), text compares exactly by its BINARY
@@ -34,6 +52,7 @@ export const sqliteTraits: DialectTraits = {
 
   exactTextCollation: undefined,
   cloudKittyUpgrade: undefined,
+  cloudKittyLayout,
 
   // A writer waits for the lock instead of deadlocking (BEGIN IMMEDIATE): no lost races.
   isLostRace: () => false,

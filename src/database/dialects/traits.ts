@@ -96,6 +96,78 @@ export interface CloudKittyUpgradeSql {
   readonly widenScriptData: string | undefined;
 }
 
+/** A PRIMARY KEY, UNIQUE or FOREIGN KEY constraint as the catalog lists it. */
+export interface CatalogConstraint {
+  name: string;
+  kind: 'primary' | 'unique' | 'foreign';
+  /** The constrained columns, in the constraint's order. */
+  columns: string[];
+  /** For a foreign key: the referenced table. */
+  references?: string;
+}
+
+/** A column's wanted definition, for {@link CloudKittyLayoutChanges.alterColumn}. */
+export interface ColumnDefinition {
+  type: string;
+  nullable: boolean;
+  /** An SQL default expression; `undefined` for none. */
+  default?: string;
+}
+
+/**
+ * What migration `0005_cloudkitty_layout` needs to bring an earlier Tariff database's rating
+ * tables to CloudKitty's layout in place.
+ */
+export interface CloudKittyLayoutChanges {
+  /**
+   * The `ALTER TABLE` clauses giving `column` the definition `wanted` (its values converted:
+   * PostgreSQL casts to the new type). A default the old type cannot cast is dropped first.
+   */
+  alterColumn(column: string, wanted: ColumnDefinition): string[];
+  /** The PRIMARY KEY, UNIQUE and FOREIGN KEY constraints of `table`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations and adoption work on tables not typed here
+  constraintsOf(db: Kysely<any>, table: string): Promise<CatalogConstraint[]>;
+  /**
+   * The statements renaming a constraint of `table` (`ALTER TABLE ... RENAME CONSTRAINT` /
+   * `RENAME INDEX`), or `undefined` where it cannot be renamed and is dropped and added again
+   * (MySQL's foreign keys). A primary key's name is never changed where the database ignores it.
+   */
+  renameConstraint(table: string, constraint: CatalogConstraint, to: string): string[] | undefined;
+  /** The `ALTER TABLE` clause dropping `constraint`. */
+  dropConstraint(constraint: CatalogConstraint): string;
+  /** Whether the database keeps primary key names (PostgreSQL); MySQL calls every one `PRIMARY`. */
+  readonly namesPrimaryKeys: boolean;
+  /** The statement renaming the sequence of an `id` column, or `undefined` where ids have none. */
+  renameIdSequence(table: string, to: string): string | undefined;
+}
+
+/**
+ * CloudKitty compat: how CloudKitty master's migrations (4595e098) leave its tables on this
+ * dialect, where that differs between dialects (README: "CloudKitty's layout").
+ */
+export interface CloudKittyLayout {
+  /** The type of `map_type` (PostgreSQL: the enum type `enum_map_type`, MySQL: `enum('flat','rate')`). */
+  readonly mapTypeColumn: string;
+  /** The statement creating the enum type {@link mapTypeColumn} names, before the tables; `undefined` where the column declares its values. */
+  readonly createMapTypeEnum: string | undefined;
+  /** A CHECK clause limiting `map_type` (SQLite's stand-in for an enum), or `undefined`. */
+  readonly mapTypeCheck: string | undefined;
+  /** Whether `hashmap_mappings.cost` and `hashmap_thresholds.cost` are nullable (MySQL: yes; PostgreSQL keeps NOT NULL). */
+  readonly costNullable: boolean;
+  /** Whether `pyscripts_scripts.checksum` is nullable (MySQL: yes, lost when CloudKitty widened it to sha512). */
+  readonly scriptChecksumNullable: boolean;
+  /** What names `hashmap_mappings`' own constraints start with: PostgreSQL keeps the table's old name `hashmap_maps`. */
+  readonly mappingsConstraintPrefix: string;
+  /** The sequence of `hashmap_mappings.id` where ids come from one (PostgreSQL: `hashmap_maps_id_seq`). */
+  readonly mappingsIdSequence: string | undefined;
+  /** The name of the unique constraint on `pyscripts_scripts.script_id` (PostgreSQL's default, MySQL's). */
+  readonly scriptIdUniqueName: string;
+  /** The default of `created_at` and `start` (CloudKitty: the server's now()). */
+  readonly nowDefault: string;
+  /** How an earlier Tariff database is changed to this layout; `undefined` where columns cannot be altered (SQLite: tables are only added). */
+  readonly changes: CloudKittyLayoutChanges | undefined;
+}
+
 /** The dialect-specific facts Tariff relies on. */
 export interface DialectTraits {
   /** The database's name in messages: `SQLite`, `PostgreSQL`, `MariaDB/MySQL`. */
@@ -145,6 +217,8 @@ export interface DialectTraits {
    * (SQLite: CloudKitty on SQLite is a test setup, and SQLite cannot alter columns).
    */
   readonly cloudKittyUpgrade: CloudKittyUpgradeSql | undefined;
+  /** CloudKitty's own layout of its tables on this dialect, which Tariff creates. */
+  readonly cloudKittyLayout: CloudKittyLayout;
 
   /** Whether the error is a lost race worth retrying the transaction for: a deadlock, a serialization failure, a Galera certification failure. */
   isLostRace(error: DriverError): boolean;

@@ -1,73 +1,119 @@
 /**
  * The hashmap tables in CloudKitty's layout (api.md §7), with its rule-versioning columns on
- * mappings. Column types and table options are the dialect's (`DialectTraits`).
+ * mappings. Column types, constraint names and table options are the dialect's (`DialectTraits`).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { columnTypes, type MigrationContext } from '../../database/migrations/context.js';
 import type { TariffMigration } from '../../database/migrate.js';
-import { createRatingTable, tableExists, withVersionedRuleColumns } from '../common/rating-tables.js';
+import { HASHMAP_CHAIN, ratingConstraints, stampChain } from '../../database/cloudkitty-layout.js';
+import { createRatingTable, tableExists, withCloudKittyConstraints, withVersionedRuleColumns, type TableBuilder } from '../common/rating-tables.js';
 
 /**
- * Creates the five hashmap tables and their indexes; on a database adopted from CloudKitty (its
+ * Creates the five hashmap tables as CloudKitty master's migrations leave them on the dialect
+ * (columns, types, nullability, constraint names: `traits.cloudKittyLayout`), Tariff's lookup
+ * indexes, and `hashmap_alembic` stamped at the head those tables stand for, so that CloudKitty's
+ * `cloudkitty-dbsync upgrade` takes them as its own. On a database adopted from CloudKitty (its
  * tables already at CloudKitty 23's layout, checked by database/adoption/) there is nothing to create.
  */
 async function createHashmapTables(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
   if (await tableExists(db, context, 'hashmap_services')) return;
-  const types = columnTypes(context.traits);
-  const collation = await context.traits.exactTextCollation?.choose(db);
-  await createRatingTable(db, context, 'hashmap_services', collation)
-    .addColumn('service_id', 'varchar(36)', (column) => column.notNull().unique())
-    .addColumn('name', 'varchar(255)', (column) => column.notNull().unique())
-    .execute();
+  const { traits } = context;
+  const layout = traits.cloudKittyLayout;
+  const types = columnTypes(traits);
+  const mapType = sql.raw(layout.mapTypeColumn);
+  const cost = (column: ColumnDefinitionBuilder) => (layout.costNullable ? column : column.notNull());
+  const collation = await traits.exactTextCollation?.choose(db);
+  const table = (name: string, build: (table: TableBuilder) => TableBuilder) =>
+    withCloudKittyConstraints(build(createRatingTable(db, context, name, collation)), context, name).execute();
+  if (layout.createMapTypeEnum !== undefined) await sql.raw(layout.createMapTypeEnum).execute(db);
 
-  await createRatingTable(db, context, 'hashmap_fields', collation)
-    .addColumn('field_id', 'varchar(36)', (column) => column.notNull().unique())
-    .addColumn('name', 'varchar(255)', (column) => column.notNull())
-    .addColumn('service_id', 'integer', (column) => column.notNull().references('hashmap_services.id').onDelete('cascade'))
-    .addUniqueConstraint('uniq_field_per_service', ['name', 'service_id'])
-    .execute();
+  await table('hashmap_services', (services) =>
+    services.addColumn('service_id', 'varchar(36)', (column) => column.notNull()).addColumn('name', 'varchar(255)', (column) => column.notNull()),
+  );
+  await table('hashmap_fields', (fields) =>
+    fields
+      .addColumn('field_id', 'varchar(36)', (column) => column.notNull())
+      .addColumn('name', 'varchar(255)', (column) => column.notNull())
+      .addColumn('service_id', 'integer', (column) => column.notNull()),
+  );
+  await table('hashmap_groups', (groups) =>
+    groups.addColumn('group_id', 'varchar(36)', (column) => column.notNull()).addColumn('name', 'varchar(255)', (column) => column.notNull()),
+  );
+  await table('hashmap_mappings', (mappings) =>
+    withVersionedRuleColumns(
+      withRuleColumns(
+        mappings.addColumn('mapping_id', 'varchar(36)', (column) => column.notNull()).addColumn('value', 'varchar(255)'),
+        types.cost,
+        cost,
+        mapType,
+        layout.mapTypeCheck,
+      ).addColumn('name', 'varchar(32)', (column) => column.notNull()),
+      context,
+    ),
+  );
+  if (layout.mappingsIdSequence !== undefined) {
+    const rename = traits.cloudKittyLayout.changes?.renameIdSequence('hashmap_mappings', layout.mappingsIdSequence);
+    if (rename !== undefined) await sql.raw(rename).execute(db);
+  }
+  await table('hashmap_thresholds', (thresholds) =>
+    withRuleColumns(
+      thresholds.addColumn('threshold_id', 'varchar(36)', (column) => column.notNull()).addColumn('level', types.level),
+      types.cost,
+      cost,
+      mapType,
+      layout.mapTypeCheck,
+    ),
+  );
 
-  await createRatingTable(db, context, 'hashmap_groups', collation)
-    .addColumn('group_id', 'varchar(36)', (column) => column.notNull().unique())
-    .addColumn('name', 'varchar(255)', (column) => column.notNull().unique())
-    .execute();
-
-  const mappings = createRatingTable(db, context, 'hashmap_mappings', collation)
-    .addColumn('mapping_id', 'varchar(36)', (column) => column.notNull().unique())
-    .addColumn('value', 'varchar(255)')
-    .addColumn('cost', types.cost, (column) => column.notNull())
-    .addColumn('map_type', 'varchar(5)', (column) => column.notNull().defaultTo('flat'))
-    .addColumn('service_id', 'integer', (column) => column.references('hashmap_services.id').onDelete('cascade'))
-    .addColumn('field_id', 'integer', (column) => column.references('hashmap_fields.id').onDelete('cascade'))
-    .addColumn('group_id', 'integer', (column) => column.references('hashmap_groups.id').onDelete('set null'))
-    .addColumn('tenant_id', 'varchar(255)')
-    .addColumn('name', 'varchar(32)', (column) => column.notNull());
-  await withVersionedRuleColumns(mappings, context).execute();
-  // The conflict checks look mappings up by parent and value, and by name.
+  // Tariff's own indexes: the conflict checks look mappings up by parent and value, and by name;
+  // foreign keys get their index here where the database does not make one (InnoDB does).
   await db.schema.createIndex('ix_hashmap_mappings_service_value').on('hashmap_mappings').columns(['service_id', 'value', 'tenant_id']).execute();
   await db.schema.createIndex('ix_hashmap_mappings_field_value').on('hashmap_mappings').columns(['field_id', 'value', 'tenant_id']).execute();
-  await db.schema.createIndex('ix_hashmap_mappings_group_id').on('hashmap_mappings').column('group_id').execute();
   await db.schema.createIndex('ix_hashmap_mappings_name').on('hashmap_mappings').column('name').execute();
-
-  await createRatingTable(db, context, 'hashmap_thresholds', collation)
-    .addColumn('threshold_id', 'varchar(36)', (column) => column.notNull().unique())
-    .addColumn('level', types.level, (column) => column.notNull())
-    .addColumn('cost', types.cost, (column) => column.notNull())
-    .addColumn('map_type', 'varchar(5)', (column) => column.notNull().defaultTo('flat'))
-    .addColumn('service_id', 'integer', (column) => column.references('hashmap_services.id').onDelete('cascade'))
-    .addColumn('field_id', 'integer', (column) => column.references('hashmap_fields.id').onDelete('cascade'))
-    .addColumn('group_id', 'integer', (column) => column.references('hashmap_groups.id').onDelete('set null'))
-    .addColumn('tenant_id', 'varchar(255)')
-    .execute();
   await db.schema.createIndex('ix_hashmap_thresholds_service_level').on('hashmap_thresholds').columns(['service_id', 'level']).execute();
   await db.schema.createIndex('ix_hashmap_thresholds_field_level').on('hashmap_thresholds').columns(['field_id', 'level']).execute();
-  await db.schema.createIndex('ix_hashmap_thresholds_group_id').on('hashmap_thresholds').column('group_id').execute();
+  if (!traits.indexesForeignKeys) {
+    await db.schema.createIndex('ix_hashmap_mappings_group_id').on('hashmap_mappings').column('group_id').execute();
+    await db.schema.createIndex('ix_hashmap_thresholds_group_id').on('hashmap_thresholds').column('group_id').execute();
+  } else {
+    // InnoDB drops the index it made for a foreign key once another index starts with the key's
+    // column (the ix_ ones above); CloudKitty's layout has one per key, named as the key.
+    await restoreForeignKeyIndexes(db, context, ['hashmap_mappings', 'hashmap_thresholds'], ['service_id', 'field_id']);
+  }
 
   // Mapping names are unique among live (non-deleted) mappings; without partial indexes (MySQL)
   // the rule is kept by the write transaction alone.
-  if (context.traits.partialIndexes) {
+  if (traits.partialIndexes) {
     await sql`create unique index uniq_hashmap_mappings_live_name on hashmap_mappings (name) where deleted is null`.execute(db);
   }
+  await stampChain(db, traits, HASHMAP_CHAIN);
+}
+
+/** Creates, named as the foreign key, an index on each of `columns`' foreign keys in `tables`. */
+async function restoreForeignKeyIndexes(db: Kysely<unknown>, context: MigrationContext, tables: string[], columns: string[]): Promise<void> {
+  const constraints = ratingConstraints(context.traits.cloudKittyLayout);
+  for (const table of tables) {
+    for (const key of constraints[table] ?? []) {
+      if (key.kind === 'foreign' && columns.includes(key.columns[0])) await db.schema.createIndex(key.name).on(table).columns(key.columns).execute();
+    }
+  }
+}
+
+/** The columns mappings and thresholds share after their own: cost, map_type, parents, tenant. */
+function withRuleColumns(
+  table: TableBuilder,
+  costType: RawBuilder<unknown>,
+  cost: (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder,
+  mapType: RawBuilder<unknown>,
+  mapTypeCheck: string | undefined,
+): TableBuilder {
+  return table
+    .addColumn('cost', costType, cost)
+    .addColumn('map_type', mapType, (column) => (mapTypeCheck !== undefined ? column.notNull().check(sql.raw(mapTypeCheck)) : column.notNull()))
+    .addColumn('service_id', 'integer')
+    .addColumn('field_id', 'integer')
+    .addColumn('group_id', 'integer')
+    .addColumn('tenant_id', 'varchar(255)');
 }
 
 /**

@@ -33,7 +33,7 @@ export const Mapping = Type.Object({
   mapping_id: Id,
   value: NullableString(),
   type: Type.String(),
-  cost: Type.String({ description: 'decimal, 28 fraction digits; per unit of quantity per collection period' }),
+  cost: NullableString({ description: 'decimal, 28 fraction digits; per unit of quantity per collection period (null only in rows CloudKitty wrote)' }),
   service_id: NullableId,
   field_id: NullableId,
   group_id: NullableId,
@@ -77,9 +77,9 @@ export type MappingUpdateBody = Static<typeof MappingUpdateBody>;
 
 export const Threshold = Type.Object({
   threshold_id: Id,
-  level: Type.String({ description: 'decimal, 8 fraction digits' }),
+  level: NullableString({ description: 'decimal, 8 fraction digits (null only in rows CloudKitty wrote)' }),
   type: Type.String(),
-  cost: Type.String({ description: 'decimal, 28 fraction digits' }),
+  cost: NullableString({ description: 'decimal, 28 fraction digits (null only in rows CloudKitty wrote)' }),
   service_id: NullableId,
   field_id: NullableId,
   group_id: NullableId,

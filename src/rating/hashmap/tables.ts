@@ -36,9 +36,12 @@ export interface HashmapMappingsTable extends VersionedRuleColumns {
   id: Generated<number>;
   mapping_id: string;
   value: string | null;
-  /** Per unit of quantity per collection period (flat), or a factor (rate). */
-  cost: DecimalText;
-  /** `flat` or `rate` (CloudKitty's column name). */
+  /**
+   * Per unit of quantity per collection period (flat), or a factor (rate). CloudKitty compat:
+   * nullable on MySQL (CloudKitty's layout); Tariff always writes one.
+   */
+  cost: DecimalText | null;
+  /** `flat` or `rate` (CloudKitty's column name; an enum type on PostgreSQL and MySQL). */
   map_type: string;
   service_id: number | null;
   field_id: number | null;
@@ -50,8 +53,10 @@ export interface HashmapMappingsTable extends VersionedRuleColumns {
 export interface HashmapThresholdsTable {
   id: Generated<number>;
   threshold_id: string;
-  level: DecimalText;
-  cost: DecimalText;
+  /** CloudKitty compat: nullable in CloudKitty's layout; Tariff always writes one. */
+  level: DecimalText | null;
+  /** CloudKitty compat: nullable on MySQL (CloudKitty's layout); Tariff always writes one. */
+  cost: DecimalText | null;
   map_type: string;
   service_id: number | null;
   field_id: number | null;

@@ -227,26 +227,32 @@ export function planThresholdUpdate(stored: Threshold, body: ThresholdUpdateBody
 export interface ThresholdKey {
   thresholdId: string;
   parent: ParentRef;
-  level: string;
+  /** Null only in a row CloudKitty wrote (its column is nullable); such a level equals no other. */
+  level: string | null;
   tenantId: string | null;
   groupId: string | null;
 }
 
 /**
- * The 409 for a threshold whose level already exists for its parent, tenant and group
- * (fix: CloudKitty accepted duplicates when the tenant was null), or null.
+ * The 409 for a threshold whose level already exists for its parent and tenant, or null.
+ * CloudKitty compat: with a tenant, the level is unique per parent and tenant whatever the group
+ * (CloudKitty's constraints `uniq_service_threshold` / `uniq_field_threshold`, which Tariff's
+ * tables have too). fix: with no tenant (where those constraints let duplicates through, null
+ * being distinct) the level is unique per parent and group.
  */
 export function findThresholdConflict(candidate: ThresholdKey, others: readonly ThresholdKey[]): ConflictError | null {
+  const level = candidate.level;
+  if (level === null) return null;
   const clash = others.find(
     (other) =>
       other.thresholdId !== candidate.thresholdId &&
       other.parent.kind === candidate.parent.kind &&
       other.parent.id === candidate.parent.id &&
-      other.level === candidate.level &&
+      other.level === level &&
       other.tenantId === candidate.tenantId &&
-      other.groupId === candidate.groupId,
+      (candidate.tenantId !== null || other.groupId === candidate.groupId),
   );
-  return clash ? thresholdExists(candidate.level, candidate.parent, candidate.tenantId) : null;
+  return clash ? thresholdExists(level, candidate.parent, candidate.tenantId) : null;
 }
 
 /** Parent, group and tenant filters as received (strings), shared by mapping and threshold lists. */

@@ -2,27 +2,31 @@
 import { sql, type Kysely } from 'kysely';
 import { columnTypes, type MigrationContext } from '../../database/migrations/context.js';
 import type { TariffMigration } from '../../database/migrate.js';
-import { createRatingTable, tableExists, withVersionedRuleColumns } from '../common/rating-tables.js';
+import { PYSCRIPTS_CHAIN, stampChain } from '../../database/cloudkitty-layout.js';
+import { createRatingTable, tableExists, withCloudKittyConstraints, withVersionedRuleColumns } from '../common/rating-tables.js';
 
 /**
- * Creates `pyscripts_scripts` unless it is there: databases migrated before the modules had their
- * own migrations got it from `0001_rating_tables`, and a database adopted from CloudKitty has
- * CloudKitty's own.
+ * Creates `pyscripts_scripts` as CloudKitty master's migrations leave it (fix: `data` holds more
+ * than CloudKitty's 64 KiB MySQL `blob`) and `pyscripts_alembic` stamped at its head, unless the
+ * table is there: databases migrated before the modules had their own migrations got it from
+ * `0001_rating_tables`, and a database adopted from CloudKitty has CloudKitty's own.
  */
 async function createScriptsTable(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
   if (await tableExists(db, context, 'pyscripts_scripts')) return;
   const types = columnTypes(context.traits);
+  const checksumNullable = context.traits.cloudKittyLayout.scriptChecksumNullable;
   const scripts = createRatingTable(db, context, 'pyscripts_scripts', await context.traits.exactTextCollation?.choose(db))
-    .addColumn('script_id', 'varchar(36)', (column) => column.notNull().unique())
+    .addColumn('script_id', 'varchar(36)', (column) => column.notNull())
     .addColumn('name', 'varchar(255)', (column) => column.notNull())
     .addColumn('data', types.blob, (column) => column.notNull())
-    .addColumn('checksum', 'varchar(128)', (column) => column.notNull());
-  await withVersionedRuleColumns(scripts, context).execute();
+    .addColumn('checksum', 'varchar(128)', (column) => (checksumNullable ? column : column.notNull()));
+  await withCloudKittyConstraints(withVersionedRuleColumns(scripts, context), context, 'pyscripts_scripts').execute();
   // Script names are unique among live (non-deleted) scripts; without partial indexes (MySQL) the
   // rule is kept by the write transaction alone.
   if (context.traits.partialIndexes) {
     await sql`create unique index uniq_pyscripts_scripts_live_name on pyscripts_scripts (name) where deleted is null`.execute(db);
   }
+  await stampChain(db, context.traits, PYSCRIPTS_CHAIN);
 }
 
 /** The pyscripts module's migrations. */

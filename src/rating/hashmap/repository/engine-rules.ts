@@ -2,20 +2,15 @@
  * Loads every live hashmap rule for the engine in three queries (fields, mappings, thresholds),
  * never one per rule.
  */
-import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
+import { fromStorageDateTime } from '../../common/datetime.js';
 import { buildRuleIndex } from '../engine/rule-index.js';
 import type { RuleIndex } from '../engine/types.js';
 import type { HashmapDb } from '../tables.js';
 
 const asRuleType = (type: string): 'flat' | 'rate' => (type === 'rate' ? 'rate' : 'flat');
 
-/**
- * Builds the engine's rule index from the database.
- *
- * @param times - the database's stored-datetime conversion: rule starts and ends become instants
- *   (wall time in CloudKitty's zone; UTC needs no conversion).
- */
-export async function loadRuleIndex(db: HashmapDb, times: StoredDateTimes): Promise<RuleIndex> {
+/** Builds the engine's rule index from the database. */
+export async function loadRuleIndex(db: HashmapDb): Promise<RuleIndex> {
   const [fields, mappings, thresholds] = await Promise.all([
     db
       .selectFrom('hashmap_fields as f')
@@ -51,29 +46,35 @@ export async function loadRuleIndex(db: HashmapDb, times: StoredDateTimes): Prom
       .orderBy('t.id')
       .execute(),
   ]);
+  // CloudKitty compat: its layout lets cost and level be null (rows only CloudKitty can write);
+  // such a rule prices nothing here, where CloudKitty's processor would fail on it.
   return buildRuleIndex(
-    mappings.map((row) => ({
-      mappingId: row.mapping_id,
-      type: asRuleType(row.map_type),
-      cost: row.cost,
-      value: row.value,
-      tenantId: row.tenant_id,
-      group: row.groupName,
-      start: times.epochMsOf(row.start),
-      end: row.end === null ? null : times.epochMsOf(row.end),
-      serviceName: row.serviceName ?? '',
-      fieldName: row.fieldName,
-    })),
-    thresholds.map((row) => ({
-      thresholdId: row.threshold_id,
-      type: asRuleType(row.map_type),
-      cost: row.cost,
-      level: row.level,
-      tenantId: row.tenant_id,
-      group: row.groupName,
-      serviceName: row.serviceName ?? '',
-      fieldName: row.fieldName,
-    })),
+    mappings
+      .flatMap((row) => (row.cost === null ? [] : [{ ...row, cost: row.cost }]))
+      .map((row) => ({
+        mappingId: row.mapping_id,
+        type: asRuleType(row.map_type),
+        cost: row.cost,
+        value: row.value,
+        tenantId: row.tenant_id,
+        group: row.groupName,
+        start: fromStorageDateTime(row.start).getTime(),
+        end: row.end === null ? null : fromStorageDateTime(row.end).getTime(),
+        serviceName: row.serviceName ?? '',
+        fieldName: row.fieldName,
+      })),
+    thresholds
+      .flatMap((row) => (row.cost === null || row.level === null ? [] : [{ ...row, cost: row.cost, level: row.level }]))
+      .map((row) => ({
+        thresholdId: row.threshold_id,
+        type: asRuleType(row.map_type),
+        cost: row.cost,
+        level: row.level,
+        tenantId: row.tenant_id,
+        group: row.groupName,
+        serviceName: row.serviceName ?? '',
+        fieldName: row.fieldName,
+      })),
     fields,
   );
 }

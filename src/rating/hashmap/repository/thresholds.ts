@@ -33,9 +33,9 @@ type ThresholdRow = Awaited<ReturnType<ReturnType<typeof selectThresholds>['exec
 function toThreshold(row: ThresholdRow): Threshold {
   return {
     threshold_id: row.threshold_id,
-    level: normalizeDecimal(row.level, LEVEL_COLUMN),
+    level: row.level === null ? null : normalizeDecimal(row.level, LEVEL_COLUMN),
     type: row.map_type,
-    cost: normalizeDecimal(row.cost, COST_COLUMN),
+    cost: row.cost === null ? null : normalizeDecimal(row.cost, COST_COLUMN),
     service_id: row.service_uuid,
     field_id: row.field_uuid,
     group_id: row.group_uuid,
@@ -54,7 +54,7 @@ async function refuseConflicts(transaction: HashmapDb, candidate: ThresholdKey):
   const rows = await selectThresholds(transaction)
     .where(parentColumn, '=', candidate.parent.id)
     .where('t.level', '=', candidate.level)
-    .where((eb) => eb.and([nullSafeEquals(eb, 't.tenant_id', candidate.tenantId), nullSafeEquals(eb, 'g.group_id', candidate.groupId)]))
+    .where((eb) => nullSafeEquals(eb, 't.tenant_id', candidate.tenantId))
     .execute();
   const conflict = findThresholdConflict(
     candidate,
