@@ -62,7 +62,7 @@ function printReport(description: string, report: UpgradeReport, dryRun: boolean
 
 async function upgrade(dryRun: boolean): Promise<void> {
   const config = loadConfig();
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, { cloudKittyTimeZone: config.cloudKittyTimeZone });
   try {
     printReport(database.description, await upgradeDatabase(database, ratingModules().migrations(), { dryRun }), dryRun);
   } finally {

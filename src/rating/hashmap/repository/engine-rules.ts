@@ -2,15 +2,20 @@
  * Loads every live hashmap rule for the engine in three queries (fields, mappings, thresholds),
  * never one per rule.
  */
-import { fromStorageDateTime } from '../../common/datetime.js';
+import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
 import { buildRuleIndex } from '../engine/rule-index.js';
 import type { RuleIndex } from '../engine/types.js';
 import type { HashmapDb } from '../tables.js';
 
 const asRuleType = (type: string): 'flat' | 'rate' => (type === 'rate' ? 'rate' : 'flat');
 
-/** Builds the engine's rule index from the database. */
-export async function loadRuleIndex(db: HashmapDb): Promise<RuleIndex> {
+/**
+ * Builds the engine's rule index from the database.
+ *
+ * @param times - the database's stored-datetime conversion: rule starts and ends become instants
+ *   (wall time in CloudKitty's zone; UTC needs no conversion).
+ */
+export async function loadRuleIndex(db: HashmapDb, times: StoredDateTimes): Promise<RuleIndex> {
   const [fields, mappings, thresholds] = await Promise.all([
     db
       .selectFrom('hashmap_fields as f')
@@ -58,8 +63,8 @@ export async function loadRuleIndex(db: HashmapDb): Promise<RuleIndex> {
         value: row.value,
         tenantId: row.tenant_id,
         group: row.groupName,
-        start: fromStorageDateTime(row.start).getTime(),
-        end: row.end === null ? null : fromStorageDateTime(row.end).getTime(),
+        start: times.epochMsOf(row.start),
+        end: row.end === null ? null : times.epochMsOf(row.end),
         serviceName: row.serviceName ?? '',
         fieldName: row.fieldName,
       })),

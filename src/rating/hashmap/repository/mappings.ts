@@ -2,11 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../../database/connection.js';
+import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
 import { inWriteTransaction } from '../../../database/transaction.js';
 import { hashmapTables, type HashmapDb } from '../tables.js';
 import { ReusableQuery } from '../../../database/reusable-query.js';
 import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
-import { formatStoredDateTime, fromStorageDateTime, toStorageDateTime } from '../../common/datetime.js';
 import { mappingHasNoGroup, noSuchGroup, noSuchMapping, type ParentRef } from '../errors.js';
 import { validityOf } from '../../common/versioning.js';
 import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingClashes, type MappingDraft, type MappingFilters } from '../validation.js';
@@ -45,7 +45,8 @@ function selectMappings(db: HashmapDb) {
 
 type MappingRow = Awaited<ReturnType<ReturnType<typeof selectMappings>['executeTakeFirstOrThrow']>>;
 
-function toMapping(row: MappingRow): Mapping {
+/** A mapping's API form; `times` reads the stored datetimes (wall time in CloudKitty's zone). */
+function toMapping(row: MappingRow, times: StoredDateTimes): Mapping {
   return {
     mapping_id: row.mapping_id,
     value: row.value,
@@ -57,10 +58,10 @@ function toMapping(row: MappingRow): Mapping {
     tenant_id: row.tenant_id,
     name: row.name,
     description: row.description,
-    start: formatStoredDateTime(row.start),
-    end: formatStoredDateTime(row.end),
-    created_at: formatStoredDateTime(row.created_at),
-    deleted: formatStoredDateTime(row.deleted),
+    start: times.toApiText(row.start),
+    end: times.toApiText(row.end),
+    created_at: times.toApiText(row.created_at),
+    deleted: times.toApiText(row.deleted),
     created_by: row.created_by,
     updated_by: row.updated_by,
     deleted_by: row.deleted_by,
@@ -72,7 +73,7 @@ function toMapping(row: MappingRow): Mapping {
  * conflict can come from. One statement (two index lookups in a UNION ALL, no joins): it runs
  * while the configuration write lock is held.
  */
-async function clashCandidates(transaction: HashmapDb, candidate: LiveMapping): Promise<MappingClashes> {
+async function clashCandidates(transaction: HashmapDb, candidate: LiveMapping, times: StoredDateTimes): Promise<MappingClashes> {
   const parentKey =
     candidate.parent.kind === 'service'
       ? transaction.selectFrom('hashmap_services').select('id').where('service_id', '=', candidate.parent.id)
@@ -95,13 +96,13 @@ async function clashCandidates(transaction: HashmapDb, candidate: LiveMapping): 
     sameName: rows.filter((row) => row.clash === 'name').map((row) => row.mapping_id),
     sameKey: rows
       .filter((row) => row.clash === 'key')
-      .map((row) => ({ mappingId: row.mapping_id, start: fromStorageDateTime(row.start), end: row.end === null ? null : fromStorageDateTime(row.end) })),
+      .map((row) => ({ mappingId: row.mapping_id, start: times.fromStorage(row.start), end: row.end === null ? null : times.fromStorage(row.end) })),
   };
 }
 
 /** @throws ConflictError when the candidate clashes with a live mapping. */
-async function refuseConflicts(transaction: HashmapDb, candidate: LiveMapping): Promise<void> {
-  const conflict = findMappingConflict(candidate, await clashCandidates(transaction, candidate));
+async function refuseConflicts(transaction: HashmapDb, candidate: LiveMapping, times: StoredDateTimes): Promise<void> {
+  const conflict = findMappingConflict(candidate, await clashCandidates(transaction, candidate, times));
   if (conflict) throw conflict;
 }
 
@@ -129,18 +130,23 @@ export class MappingRepository {
   );
 
   private readonly db: HashmapDb;
+  /** The database's stored-datetime conversion (wall time in CloudKitty's zone). */
+  private readonly times: StoredDateTimes;
+  /** A row's API form. */
+  private readonly toMapping = (row: MappingRow): Mapping => toMapping(row, this.times);
 
   constructor(private readonly database: Database) {
     this.db = hashmapTables(database.db);
+    this.times = database.storedDateTimes;
   }
 
   /** Mappings matching every filter, in creation order; one query. */
   async list(filters: MappingFilters): Promise<Mapping[]> {
     let query = selectMappings(this.db);
     for (const condition of parentFilterConditions('m', filters)) query = query.where(condition);
-    for (const condition of ruleFilterConditions('m', filters)) query = query.where(condition);
+    for (const condition of ruleFilterConditions('m', filters, this.times)) query = query.where(condition);
     const rows = await query.orderBy('m.id').execute();
-    return rows.filter((row) => matchesDescription(filters, row.description)).map(toMapping);
+    return rows.filter((row) => matchesDescription(filters, row.description)).map(this.toMapping);
   }
 
   /** @throws NotFoundError `No such mapping: {id}`, also when soft-deleted. */
@@ -151,7 +157,7 @@ export class MappingRepository {
   private async getLive(db: HashmapDb, uuid: string): Promise<Mapping> {
     const [row] = await this.liveById.execute(db, uuid);
     if (!row) throw noSuchMapping(uuid);
-    return toMapping(row);
+    return this.toMapping(row);
   }
 
   /** Live mappings of a group. @throws NotFoundError when the group is unknown. */
@@ -159,7 +165,7 @@ export class MappingRepository {
     const group = await this.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
     if (!group) throw noSuchGroup(groupUuid);
     const rows = await selectMappings(this.db).where('m.group_id', '=', group.id).where('m.deleted', 'is', null).orderBy('m.id').execute();
-    return rows.map(toMapping);
+    return rows.map(this.toMapping);
   }
 
   /** The group of a live mapping. @throws NotFoundError `No such mapping` / `Mapping has no group`. */
@@ -187,16 +193,20 @@ export class MappingRepository {
       const group = await resolveOptionalGroup(transaction, draft.groupId);
       await serialize();
       const mappingId = randomUUID();
-      await refuseConflicts(transaction, {
-        mappingId,
-        name: draft.name,
-        parent: draft.parent,
-        value: draft.value,
-        tenantId: draft.tenantId,
-        groupId: group?.uuid ?? null,
-        start: draft.start,
-        end: draft.end,
-      });
+      await refuseConflicts(
+        transaction,
+        {
+          mappingId,
+          name: draft.name,
+          parent: draft.parent,
+          value: draft.value,
+          tenantId: draft.tenantId,
+          groupId: group?.uuid ?? null,
+          start: draft.start,
+          end: draft.end,
+        },
+        this.times,
+      );
       const row = {
         mapping_id: mappingId,
         value: draft.value,
@@ -205,9 +215,9 @@ export class MappingRepository {
         tenant_id: draft.tenantId,
         name: draft.name,
         description: draft.description,
-        start: toStorageDateTime(draft.start),
-        end: draft.end === null ? null : toStorageDateTime(draft.end),
-        created_at: toStorageDateTime(audit.now),
+        start: this.times.toStorage(draft.start),
+        end: draft.end === null ? null : this.times.toStorage(draft.end),
+        created_at: this.times.toStorage(audit.now),
         created_by: audit.actor,
       };
       await transaction
@@ -220,7 +230,7 @@ export class MappingRepository {
         })
         .execute();
       // The answer is built from what was inserted: no second read.
-      return toMapping({
+      return this.toMapping({
         ...row,
         service_uuid: draft.parent.kind === 'service' ? parent.uuid : null,
         field_uuid: draft.parent.kind === 'field' ? parent.uuid : null,
@@ -246,7 +256,7 @@ export class MappingRepository {
       const plan = planMappingUpdate(stored, body, audit.now);
       const { changes, result } = plan;
       const group = 'group_id' in changes ? await resolveOptionalGroup(transaction, changes.group_id ?? null) : undefined;
-      if (plan.needsConflictCheck) await refuseConflicts(transaction, liveMapping(result));
+      if (plan.needsConflictCheck) await refuseConflicts(transaction, liveMapping(result), this.times);
       await transaction
         .updateTable('hashmap_mappings')
         .set({
@@ -255,7 +265,7 @@ export class MappingRepository {
           ...('cost' in changes ? { cost: changes.cost } : {}),
           ...(group !== undefined ? { group_id: group?.key ?? null } : {}),
           ...('tenant_id' in changes ? { tenant_id: changes.tenant_id } : {}),
-          ...ruleColumnChanges(changes, audit),
+          ...ruleColumnChanges(changes, audit, this.times),
         })
         .where('mapping_id', '=', uuid)
         .execute();
