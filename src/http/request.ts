@@ -44,33 +44,42 @@ export function requiredArgument(request: FastifyRequest, name: string): string 
   return value;
 }
 
-/** Longest user id kept in audit columns (`created_by` ... are 255 wide). */
-const USER_ID_WIDTH = 255;
+/** CloudKitty compat: the width of the audit columns `created_by`, `updated_by`, `deleted_by`. */
+const USER_ID_WIDTH = 32;
 
 /**
  * The acting user recorded in `created_by` / `updated_by` / `deleted_by`: the validated token's
  * user id in Keystone mode (fix: CloudKitty asked Keystone again on every write); in noauth mode
- * the `X-User-Id` header read as UTF-8, else `unknown` (CloudKitty compat).
+ * the `X-User-Id` header read as UTF-8, else `unknown` (CloudKitty compat). Called by the writes
+ * that record it, before they change anything.
  *
  * @throws BadRequestError when the header's bytes are not UTF-8 (Node hands headers over as
- *   Latin-1: without the check they would be stored altered).
+ *   Latin-1: without the check they would be stored altered), or when the id is longer than the
+ *   audit columns' 32 characters (fix: never truncated, so the record names the real user).
  */
 export function actingUser(request: FastifyRequest): string {
+  return withinAuditWidth(readActingUser(request));
+}
+
+function readActingUser(request: FastifyRequest): string {
   if (request.identity) return request.identity.userId;
   const header = request.headers['x-user-id'];
   const raw = Array.isArray(header) ? header[0] : header;
   if (raw === undefined) return 'unknown';
   const bytes = Buffer.from(raw, 'latin1');
   if (!isUtf8(bytes)) throw new BadRequestError('Invalid input in header X-User-Id: not valid UTF-8 text.');
-  const user = bytes.toString('utf8').trim();
-  return user ? truncateCodePoints(user, USER_ID_WIDTH) : 'unknown';
+  return bytes.toString('utf8').trim() || 'unknown';
 }
 
-/** The first `length` UTF-16 units of `text`, never cutting a surrogate pair in two. */
-function truncateCodePoints(text: string, length: number): string {
-  if (text.length <= length) return text;
-  const code = text.charCodeAt(length - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
+/** @throws BadRequestError when `user` is longer than {@link USER_ID_WIDTH} characters (code points). */
+function withinAuditWidth(user: string): string {
+  const length = [...user].length;
+  if (length > USER_ID_WIDTH) {
+    throw new BadRequestError(
+      `The acting user id is ${length} characters long; CloudKitty's audit columns (created_by, updated_by, deleted_by) hold ${USER_ID_WIDTH}.`,
+    );
+  }
+  return user;
 }
 
 function firstHeader(request: FastifyRequest, name: string): string | undefined {
