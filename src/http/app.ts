@@ -14,7 +14,7 @@ import { BadRequestError, TariffError } from '../kernel/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
-import { mayNeedNumberText, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
+import { needsNumberText, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
 import { installKeystoneAuth, type KeystoneAuthOptions } from './keystone-auth.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
@@ -122,11 +122,12 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
       if (text.trim() === '') return done(null, undefined);
       const parsed: unknown = JSON.parse(text);
       const under = (request.routeOptions.config as NumberTextRouteConfig | undefined)?.numberTextUnder;
-      if (!under || parsed === null || typeof parsed !== 'object' || !mayNeedNumberText(text)) return done(null, parsed);
-      // The lossless parser recurses: check depth (and the rest) on JSON.parse's value first.
-      checkInputText(parsed, 'body', maxDepth);
+      if (!under || parsed === null || typeof parsed !== 'object') return done(null, parsed);
       let names = numberTextNames.get(under);
       if (!names) numberTextNames.set(under, (names = new Set(under)));
+      if (!needsNumberText(text, parsed, names)) return done(null, parsed);
+      // The lossless parser recurses: check depth (and the rest) on JSON.parse's value first.
+      checkInputText(parsed, 'body', maxDepth);
       const withNumberText = parseKeepingNumberText(text, names) as object;
       checkedBodies.add(withNumberText);
       done(null, withNumberText);

@@ -2,9 +2,9 @@
  * JSON bodies whose numbers keep their source text where a route asks for it (route config
  * `numberTextUnder`): `JSON.parse` reads `2.0` and `2` as the same number, while CloudKitty's
  * Python reads a float and an int whose `str()` differ (rating.md §5). The lossless parse
- * (`lossless-json`) is several times slower than `JSON.parse`, so it runs only for bodies that
- * have a number whose text `JSON.parse` would not give back: one with a `.` or an exponent, or an
- * integer of 16 digits or more.
+ * (`lossless-json`) is several times slower than `JSON.parse`, so it runs only for bodies where
+ * one of the named members may hold a number whose text `JSON.parse` would not give back: one
+ * with a `.` or an exponent, or an integer of 16 digits or more ({@link needsNumberText}).
  */
 import { parse as parseLossless } from 'lossless-json';
 import { BadRequestError } from '../kernel/errors.js';
@@ -25,14 +25,43 @@ export interface NumberTextRouteConfig {
  * digits or more (past 2^53 `JSON.parse` rounds it), followed by what may follow a value. It may
  * also match inside a string (`"a:1.5}"`): that only costs the slower parse.
  */
-const NUMBER_NEEDING_TEXT = /[:,[][ \t\n\r]*-?(?:\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d{16,})[ \t\n\r]*[,}\]]/;
+const NUMBER_NEEDING_TEXT = /[:,[][ \t\n\r]*(-?(?:\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d{16,}))(?=[ \t\n\r]*[,}\]])/g;
 
 /**
- * Whether a JSON text may have a number whose text `JSON.parse` loses (never false when it has
- * one; sometimes true when it has none).
+ * Whether `parsed` (`JSON.parse`'s value of `text`) may have, as a member of an object named in
+ * `under`, a number whose source text `JSON.parse` lost: never false when it has one. A number
+ * there whose value no token of `text` with a fraction, an exponent or 16+ digits has was written
+ * as a short integer, whose text `String()` gives back; so the lossless parse is needed only
+ * when such a token's value is found there (a body with fractional quantities and integer or
+ * text metadata is read once).
+ *
+ * @param under - member names, e.g. `['metadata', 'groupby']`.
  */
-export function mayNeedNumberText(text: string): boolean {
-  return NUMBER_NEEDING_TEXT.test(text);
+export function needsNumberText(text: string, parsed: unknown, under: ReadonlySet<string>): boolean {
+  NUMBER_NEEDING_TEXT.lastIndex = 0;
+  let values: Set<number> | undefined;
+  for (let match = NUMBER_NEEDING_TEXT.exec(text); match !== null; match = NUMBER_NEEDING_TEXT.exec(text)) {
+    (values ??= new Set()).add(Number(match[1]));
+  }
+  return values !== undefined && membersHoldAnyOf(parsed, under, values);
+}
+
+/** Whether an object named in `under` (at any depth) has a member that is one of `values` (no recursion). */
+function membersHoldAnyOf(root: unknown, under: ReadonlySet<string>, values: ReadonlySet<number>): boolean {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const container = pending.pop();
+    if (container === null || typeof container !== 'object') continue;
+    const isArray = Array.isArray(container);
+    for (const key of Object.keys(container)) {
+      const child = (container as Record<string, unknown>)[key];
+      if (child === null || typeof child !== 'object') continue;
+      pending.push(child);
+      if (isArray || Array.isArray(child) || !under.has(key)) continue;
+      for (const member of Object.values(child)) if (typeof member === 'number' && values.has(member)) return true;
+    }
+  }
+  return false;
 }
 
 /** Integer tokens JSON.parse reads back exactly (and `String()` writes back): at most 15 digits. */

@@ -73,6 +73,19 @@ describe('decimal JSON numbers in a quote desc', () => {
     expect(await v2Prices(['{"vol": {"qty": 1}, "metadata": {"size": 2}}', '{"vol": {"qty": 3}, "groupby": {"size": -0}}'])).toEqual(['2', '0']);
   });
 
+  it('match the same way whichever numbers of the body have fractions (quantities, other points, strings)', async () => {
+    // A fractional quantity beside an integer desc value, a string holding ":2.0}", a quantity
+    // 2.0 beside a desc value 2 (the same double), and the reverse.
+    expect(
+      await v2Prices([
+        '{"vol": {"qty": 1.5}, "metadata": {"size": 2}}',
+        '{"vol": {"qty": 1}, "metadata": {"size": 2, "note": "x:2.0}"}}',
+        '{"vol": {"qty": 2.0}, "metadata": {"size": 2}}',
+        '{"vol": {"qty": 2}, "metadata": {"size": 2.0}}',
+      ]),
+    ).toEqual(['3', '2', '4', '2']);
+  });
+
   it('match in the v1 quote, flat and nested desc', async () => {
     const flat = await t.post(Q1, '{"resources": [{"service": "compute", "volume": 1, "desc": {"size": 2.0}}]}');
     expect(flat.status, flat.text).toBe(200);
