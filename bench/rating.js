@@ -29,6 +29,15 @@ function points(count) {
   }));
 }
 
+/** The same points with JSON numbers that have fractions: quantities, and a metadata size. */
+function decimalPoints(count) {
+  return points(count).map((point, index) => ({
+    ...point,
+    vol: { unit: 'instance', qty: 0.5 + (index % 4) },
+    metadata: { ...point.metadata, size: 1.25 * (1 + (index % 8)) },
+  }));
+}
+
 const SCRIPT = [
   'from decimal import Decimal',
   "for point in data['usage'].get('compute', []):",
@@ -103,14 +112,24 @@ async function main() {
         process.stderr.write(`${rows.at(-1)}\n`);
       }
     }
-    // Hashmap only: the same quotes without the sandbox.
+    // Hashmap only: the same quotes without the sandbox, and 100-point quotes whose numbers have
+    // fractions (quantities, metadata): those bodies are read a second time with their numbers'
+    // source text (src/http/json-number-text.ts).
     await client.call('PUT', '/v2/rating/modules/pyscripts', { enabled: false }, { ok: [204] });
-    for (const connections of [1, 8]) {
-      const result = await runLoad({ url, connections, duration, timeout: 30, requests: [{ ...scenarios[1].request }] });
-      rows.push(
-        `| v1 quote, one resource, hashmap only | ${connections} | ${result.rps} | ${result.latency_ms.p50} | ${JSON.stringify(result.status_codes)} |`,
-      );
-      process.stderr.write(`${rows.at(-1)}\n`);
+    const decimals = JSON.stringify({ usage: { compute: decimalPoints(100) } });
+    const fractionalQuantities = JSON.stringify({ usage: { compute: decimalPoints(100).map((point) => ({ ...point, metadata: points(1)[0].metadata })) } });
+    const hashmapOnly = [
+      { name: 'v1 quote, one resource, hashmap only', request: scenarios[1].request },
+      { name: 'v2 quote, 100 points, hashmap only', request: { ...scenarios[0].request } },
+      { name: 'v2 quote, 100 points with fractional quantities, hashmap only', request: { ...scenarios[0].request, body: fractionalQuantities } },
+      { name: 'v2 quote, 100 points with fractional quantities and metadata numbers, hashmap only', request: { ...scenarios[0].request, body: decimals } },
+    ];
+    for (const scenario of hashmapOnly) {
+      for (const connections of [1, 8]) {
+        const result = await runLoad({ url, connections, duration, timeout: 30, requests: [{ ...scenario.request }] });
+        rows.push(`| ${scenario.name} | ${connections} | ${result.rps} | ${result.latency_ms.p50} | ${JSON.stringify(result.status_codes)} |`);
+        process.stderr.write(`${rows.at(-1)}\n`);
+      }
     }
     console.log(`Rating through HTTP, ${new Date().toISOString()}, runs of ${duration} s, 2 sandbox workers\n`);
     console.log('| scenario | conns | req/s | p50 ms | status codes |\n|---|---|---|---|---|');
