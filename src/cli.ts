@@ -55,6 +55,9 @@ function printReport(description: string, report: UpgradeReport, dryRun: boolean
     console.log(`new database: the migrations ${dryRun ? 'would create' : 'created'}:`);
     for (const line of report.creates) console.log(`  - ${line}`);
   }
+  const zoneSource =
+    report.timeZone.source === 'recorded' ? 'recorded in tariff_settings' : `${dryRun ? 'to be recorded' : 'recorded'} by migration 0006_time_zone`;
+  console.log(`naive datetime columns (start, end, created_at, deleted) hold wall time in ${report.timeZone.zone} (${zoneSource})`);
   if (report.migrations.length > 0) console.log(`Tariff migrations (${dryRun ? 'pending' : 'applied'}): ${report.migrations.join(', ')}`);
   if (report.adoption.length === 0 && report.migrations.length === 0) console.log('already up to date');
   else if (dryRun) console.log('dry run: nothing was changed');

@@ -14,8 +14,10 @@ import * as configVersion from './migrations/0002_config_version.js';
 import * as modulesState from './migrations/0003_modules_state.js';
 import * as exactText from './migrations/0004_exact_text.js';
 import * as cloudKittyLayout from './migrations/0005_cloudkitty_layout.js';
+import * as timeZone from './migrations/0006_time_zone.js';
 import { inspectDatabase, UnrecognisedDatabaseError, type DatabaseState } from './adoption/inspect.js';
 import { applyCloudKittyUpgrade, planCloudKittyUpgrade, type UpgradeStep } from './adoption/upgrade.js';
+import { refuseOtherTimeZone, type StoredTimeZone } from './time-zone-record.js';
 import { newDatabaseContents } from './cloudkitty-layout.js';
 
 /** One migration: brings the database forward (there is no way back: restore a backup). */
@@ -33,6 +35,7 @@ const MIGRATIONS: Record<string, TariffMigration> = {
   '0003_modules_state': modulesState,
   '0004_exact_text': exactText,
   '0005_cloudkitty_layout': cloudKittyLayout,
+  '0006_time_zone': timeZone,
 };
 
 /** Thrown when a migration fails; the database is left at the last migration that succeeded. */
@@ -49,8 +52,8 @@ function allMigrations(moduleMigrations: Readonly<Record<string, TariffMigration
   return { ...MIGRATIONS, ...moduleMigrations };
 }
 
-function migratorFor(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>): Migrator {
-  const context: MigrationContext = { traits: database.traits };
+function migratorFor(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>, timeZone: StoredTimeZone): Migrator {
+  const context: MigrationContext = { traits: database.traits, timeZoneToRecord: timeZone.zone };
   const migrations: Record<string, Migration> = {};
   for (const [name, migration] of Object.entries(allMigrations(moduleMigrations))) {
     migrations[name] = { up: (db) => migration.up(db, context) };
@@ -92,11 +95,14 @@ async function usableState(database: Database, upgrading: boolean): Promise<Data
  * @param moduleMigrations - the registered rating modules' migrations (their tables).
  * @returns the migrations applied now (empty when the database was up to date).
  * @throws MigrationError naming the failed migration, or refusing a database Tariff does not
- *   recognise or one with CloudKitty 17-22 tables (those need `tariff db upgrade`).
+ *   recognise or one with CloudKitty 17-22 tables (those need `tariff db upgrade`);
+ *   TimeZoneMismatchError, before any change, when its naive datetimes are in another zone than
+ *   the database handle's (`TARIFF_CLOUDKITTY_TIMEZONE`).
  */
 export async function migrateToLatest(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>): Promise<MigrationResult[]> {
-  await usableState(database, false);
-  return runMigrations(database, moduleMigrations);
+  const state = await usableState(database, false);
+  const timeZone = await refuseOtherTimeZone(database, state);
+  return runMigrations(database, moduleMigrations, timeZone);
 }
 
 /** What `tariff db upgrade` did, or with `dryRun` would do. */
@@ -107,6 +113,8 @@ export interface UpgradeReport {
   adoption: UpgradeStep[];
   /** Tariff's own migrations, applied (or pending with `dryRun`). */
   migrations: string[];
+  /** The zone whose wall time the naive datetime columns hold (recorded, or to be recorded). */
+  timeZone: StoredTimeZone;
   /** For a new database: what the migrations create, in words (empty otherwise). */
   creates: string[];
 }
@@ -117,7 +125,8 @@ export interface UpgradeReport {
  * `dryRun` it only reads and reports.
  *
  * @throws MigrationError refusing an unrecognised or half-upgraded database (left untouched), or
- *   naming the statement or migration that failed.
+ *   naming the statement or migration that failed; TimeZoneMismatchError (also with `dryRun`),
+ *   before any change, when its naive datetimes are in another zone than the configured one.
  */
 export async function upgradeDatabase(
   database: Database,
@@ -125,13 +134,15 @@ export async function upgradeDatabase(
   options: { dryRun?: boolean } = {},
 ): Promise<UpgradeReport> {
   const state = await usableState(database, true);
+  const timeZone = await refuseOtherTimeZone(database, state);
   const adoption = state.kind === 'cloudkitty' ? await planCloudKittyUpgrade(database, state.modules) : [];
   if (options.dryRun) {
-    const known = state.kind === 'tariff' ? await migratorFor(database, moduleMigrations).getMigrations() : [];
+    const known = state.kind === 'tariff' ? await migratorFor(database, moduleMigrations, timeZone).getMigrations() : [];
     const applied = new Set(known.filter((migration) => migration.executedAt).map((migration) => migration.name));
     return {
       state,
       adoption,
+      timeZone,
       creates: state.kind === 'new' ? newDatabaseContents() : [],
       migrations: Object.keys(allMigrations(moduleMigrations))
         .sort()
@@ -146,12 +157,16 @@ export async function upgradeDatabase(
       throw new MigrationError(`Upgrading CloudKitty's rating tables failed (${transactional}): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const results = await runMigrations(database, moduleMigrations);
-  return { state, adoption, creates: state.kind === 'new' ? newDatabaseContents() : [], migrations: results.map((result) => result.migrationName) };
+  const results = await runMigrations(database, moduleMigrations, timeZone);
+  return { state, adoption, timeZone, creates: state.kind === 'new' ? newDatabaseContents() : [], migrations: results.map((result) => result.migrationName) };
 }
 
-async function runMigrations(database: Database, moduleMigrations: Readonly<Record<string, TariffMigration>>): Promise<MigrationResult[]> {
-  const migrator = migratorFor(database, moduleMigrations);
+async function runMigrations(
+  database: Database,
+  moduleMigrations: Readonly<Record<string, TariffMigration>>,
+  timeZone: StoredTimeZone,
+): Promise<MigrationResult[]> {
+  const migrator = migratorFor(database, moduleMigrations, timeZone);
   let { error, results = [] } = await migrator.migrateToLatest();
   // Kysely takes no migration lock on SQLite (it assumes one connection): when two processes
   // start on a new file at once, the one that loses the race fails on a table the other just

@@ -5,6 +5,8 @@ import type { DialectTraits } from '../dialects/traits.js';
 /** Passed to every migration. */
 export interface MigrationContext {
   traits: DialectTraits;
+  /** The zone migration `0006_time_zone` records for the naive datetime columns (database/time-zone-record.ts). */
+  timeZoneToRecord: string;
 }
 
 /** The column types the rating tables use, ready for `addColumn`. */

@@ -1,0 +1,20 @@
+/**
+ * `tariff_settings`: Tariff's facts about the database, one row per name. Its first row,
+ * `cloudkitty_timezone`, records the zone whose wall time CloudKitty's naive datetime columns
+ * hold (README: One time zone with CloudKitty), so a process configured with another
+ * `TARIFF_CLOUDKITTY_TIMEZONE` refuses to start instead of reinterpreting every stored time
+ * (database/time-zone-record.ts).
+ */
+import type { Kysely } from 'kysely';
+import type { MigrationContext } from './context.js';
+import { SETTINGS_TABLE, TIME_ZONE_SETTING, type SettingsTables } from '../time-zone-record.js';
+
+/** Creates the table and records `context.timeZoneToRecord`. */
+export async function up(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
+  await db.schema
+    .createTable(SETTINGS_TABLE)
+    .addColumn('name', 'varchar(64)', (column) => column.primaryKey())
+    .addColumn('value', 'varchar(255)', (column) => column.notNull())
+    .execute();
+  await (db as Kysely<SettingsTables>).insertInto(SETTINGS_TABLE).values({ name: TIME_ZONE_SETTING, value: context.timeZoneToRecord }).execute();
+}
