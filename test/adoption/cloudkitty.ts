@@ -39,13 +39,15 @@ export function cloudKittyAvailable(): boolean {
 
 /**
  * Starts CloudKitty on `databaseUrl` (a Tariff-style postgres:// or mysql:// URL of an empty
- * database): its own migrations, hashmap and pyscripts enabled, one uWSGI process.
+ * database): its own migrations, hashmap and pyscripts enabled, one uWSGI process; `extra` is
+ * added to its environment (`TZ`, `PGTZ`: the host's zone).
  */
-export async function startCloudKitty(databaseUrl: string): Promise<CloudKitty> {
+export async function startCloudKitty(databaseUrl: string, extra: Record<string, string> = {}): Promise<CloudKitty> {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-ck-'));
   const port = await freePort();
   const environment = {
     ...process.env,
+    ...extra,
     CK_ANCHOR_DIR: directory,
     CK_DB: 'url',
     CK_DB_URL: sqlalchemyUrl(databaseUrl),

@@ -84,7 +84,13 @@ export const RATING_TABLES = ['hashmap_services', 'hashmap_fields', 'hashmap_gro
  * `migration`; mappings get a generated 32-character hexadecimal name.
  */
 export const ADOPTED_RULES = {
-  mappingStart: '1970-01-01 00:00:00',
-  scriptStart: '2014-01-01 00:00:00',
+  /**
+   * `8a591f85865f` passes an aware UTC 1970-01-01 00:00: what is stored depends on the driver
+   * (`CloudKittyUpgradeSql.storesAwareDateTimeAs`): PostgreSQL stores the zone's wall time of
+   * that instant (`1970-01-01 09:00:00` in Asia/Tokyo), MySQL its UTC fields.
+   */
+  mappingStartInstant: new Date(0),
+  /** `c6e4cda29654` passes a naive 2014-01-01 00:00: this wall-time text is stored in every zone. */
+  scriptStartWallTime: '2014-01-01 00:00:00',
   createdBy: 'migration',
 } as const;

@@ -7,6 +7,9 @@
  * - fix: CloudKitty drops the script name constraint by MySQL's name (`name`), which does not
  *   exist on PostgreSQL (`pyscripts_scripts_name_key`); here it is looked up by its column.
  * - fix: generated names and start dates are set by one UPDATE per table, not row by row.
+ * Times are what CloudKitty would store on a host in `TARIFF_CLOUDKITTY_TIMEZONE` (its naive
+ * columns hold that zone's wall time): `created_at` is now in that zone, computed here and
+ * written as text, not the database's `now()`.
  * On PostgreSQL the whole upgrade is one transaction. MySQL commits each DDL statement, so there
  * the statements are ordered so that an interrupted upgrade is recognised as half-finished.
  */
@@ -14,6 +17,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../connection.js';
 import { exactTextConversion, type CloudKittyUpgradeSql, type DialectTraits } from '../dialects/traits.js';
 import { ADOPTED_RULES, HASHMAP_LAYOUTS, PYSCRIPTS_LAYOUTS } from './layout.js';
+import { UTC_STORED_DATETIMES } from '../stored-datetimes.js';
+import { wholeSeconds } from '../../kernel/time.js';
 import type { ModuleState } from './inspect.js';
 
 /** One step of the upgrade: what it does, in words and in SQL. */
@@ -59,6 +64,20 @@ function mappingIndexes(traits: DialectTraits): string[] {
   return statements;
 }
 
+/**
+ * CloudKitty compat: the text CloudKitty's migration `8a591f85865f` stores as old mappings' start
+ * (an aware UTC epoch), on a host whose zone is the database's `storedDateTimes` zone.
+ */
+function adoptedMappingStart(database: Database, upgrade: CloudKittyUpgradeSql): string {
+  const times = upgrade.storesAwareDateTimeAs === 'wall time' ? database.storedDateTimes : UTC_STORED_DATETIMES;
+  return times.toStorage(ADOPTED_RULES.mappingStartInstant);
+}
+
+/** `created_at` of adopted rules: now, as the zone's wall time (CloudKitty: its server's `now()`). */
+function adoptedCreatedAt(database: Database): string {
+  return database.storedDateTimes.toStorage(wholeSeconds(new Date()));
+}
+
 async function hashmapSteps(database: Database, upgrade: CloudKittyUpgradeSql): Promise<UpgradeStep[]> {
   const { traits } = database;
   const quote = traits.quoteIdentifier;
@@ -78,6 +97,7 @@ async function hashmapSteps(database: Database, upgrade: CloudKittyUpgradeSql): 
     ...(exact !== undefined ? [exact.convertTable] : []),
   ];
   const steps: UpgradeStep[] = [];
+  const mappingStart = adoptedMappingStart(database, upgrade);
   if (exact !== undefined) {
     steps.push({
       description: `convert the other hashmap tables to utf8mb4 with exact name comparison (${exact.collation}: binary, no trailing-space padding)`,
@@ -90,9 +110,9 @@ async function hashmapSteps(database: Database, upgrade: CloudKittyUpgradeSql): 
       statements: [`ALTER TABLE ${table} ${alter.join(', ')}`],
     },
     {
-      description: `hashmap_mappings: every existing mapping gets a generated name, start ${ADOPTED_RULES.mappingStart}, created_by '${ADOPTED_RULES.createdBy}'`,
+      description: `hashmap_mappings: every existing mapping gets a generated name, start ${mappingStart} (${database.storedDateTimes.zone.name}), created_by '${ADOPTED_RULES.createdBy}'`,
       statements: [
-        `UPDATE ${table} SET name = ${upgrade.randomHexPerRow}, created_at = ${traits.nowUtc}, ${quote('start')} = '${ADOPTED_RULES.mappingStart}', created_by = '${ADOPTED_RULES.createdBy}'`,
+        `UPDATE ${table} SET name = ${upgrade.randomHexPerRow}, created_at = '${adoptedCreatedAt(database)}', ${quote('start')} = '${mappingStart}', created_by = '${ADOPTED_RULES.createdBy}'`,
         requireColumns(upgrade, table, [['name', 'varchar(32)'], ...filledColumns(columns)]),
       ],
     },
@@ -125,9 +145,9 @@ async function pyscriptsSteps(database: Database, upgrade: CloudKittyUpgradeSql)
       statements: [`ALTER TABLE ${table} ${alter.join(', ')}`],
     },
     {
-      description: `pyscripts_scripts: every existing script gets start ${ADOPTED_RULES.scriptStart}, created_by '${ADOPTED_RULES.createdBy}'`,
+      description: `pyscripts_scripts: every existing script gets start ${ADOPTED_RULES.scriptStartWallTime} (${database.storedDateTimes.zone.name}), created_by '${ADOPTED_RULES.createdBy}'`,
       statements: [
-        `UPDATE ${table} SET created_at = ${traits.nowUtc}, ${quote('start')} = '${ADOPTED_RULES.scriptStart}', created_by = '${ADOPTED_RULES.createdBy}'`,
+        `UPDATE ${table} SET created_at = '${adoptedCreatedAt(database)}', ${quote('start')} = '${ADOPTED_RULES.scriptStartWallTime}', created_by = '${ADOPTED_RULES.createdBy}'`,
         requireColumns(upgrade, table, filledColumns(columns)),
         ...(traits.partialIndexes ? ['CREATE UNIQUE INDEX uniq_pyscripts_scripts_live_name ON pyscripts_scripts (name) WHERE deleted IS NULL'] : []),
       ],

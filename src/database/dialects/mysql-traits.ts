@@ -66,6 +66,7 @@ const cloudKittyUpgrade: CloudKittyUpgradeSql = {
     return rows.filter((row) => row.columns === columns.join(',')).map((row) => row.name);
   },
   widenScriptData: `MODIFY data ${BLOB} NOT NULL`,
+  storesAwareDateTimeAs: 'utc fields',
 };
 
 const CONSTRAINT_KINDS: Record<string, CatalogConstraint['kind']> = { 'PRIMARY KEY': 'primary', UNIQUE: 'unique', 'FOREIGN KEY': 'foreign' };
@@ -134,7 +135,6 @@ export const mysqlTraits: DialectTraits = {
   partialIndexes: false,
   indexesForeignKeys: true,
   quoteIdentifier,
-  nowUtc: 'UTC_TIMESTAMP()',
   currentSchema: async () => undefined,
 
   writeTransaction: { kind: 'isolation-level', level: 'read committed' },

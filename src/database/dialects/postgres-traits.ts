@@ -34,6 +34,7 @@ const cloudKittyUpgrade: CloudKittyUpgradeSql = {
     return rows.filter((row) => row.columns === columns.join(',')).map((row) => row.name);
   },
   widenScriptData: undefined,
+  storesAwareDateTimeAs: 'wall time',
 };
 
 const CONSTRAINT_KINDS: Record<string, CatalogConstraint['kind']> = { p: 'primary', u: 'unique', f: 'foreign' };
@@ -106,7 +107,6 @@ export const postgresTraits: DialectTraits = {
   partialIndexes: true,
   indexesForeignKeys: false,
   quoteIdentifier,
-  nowUtc: "(now() at time zone 'utc')",
   async currentSchema(db) {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     return rows[0]?.schema;

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL through node-postgres: timestamps stay naive-UTC text, NUMERIC stays text, every
+ * PostgreSQL through node-postgres: timestamps stay naive text, NUMERIC stays text, every
  * parameterised statement is prepared once per connection, and connection faults are reported
  * instead of ending the process.
  */
@@ -9,7 +9,7 @@ import { redactUrl, type OpenedDatabase, type PoolSettings } from './opening.js'
 import type { TariffTables } from '../tables.js';
 
 const types = {
-  // timestamp (1114) and date (1082) stay text: naive UTC, as stored.
+  // timestamp (1114) and date (1082) stay text: naive wall time, as stored (database/stored-datetimes.ts).
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === 1114 || oid === 1082
       ? (text: string) => text

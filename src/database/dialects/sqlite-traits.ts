@@ -42,7 +42,6 @@ export const sqliteTraits: DialectTraits = {
   partialIndexes: true,
   indexesForeignKeys: false,
   quoteIdentifier: (name) => `"${name.replaceAll('"', '""')}"`,
-  nowUtc: "datetime('now')",
   currentSchema: async () => undefined,
 
   writeTransaction: { kind: 'begin-immediate' },

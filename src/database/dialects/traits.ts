@@ -94,6 +94,13 @@ export interface CloudKittyUpgradeSql {
    * `undefined` where CloudKitty's type already holds any script (PostgreSQL's `bytea`).
    */
   readonly widenScriptData: string | undefined;
+  /**
+   * CloudKitty compat: what its Python driver stores for a zone-aware datetime in a naive
+   * `DateTime` column (migration `8a591f85865f` sets old mappings' start to an aware UTC
+   * 1970-01-01). `'wall time'`: psycopg2 sends it as a `timestamptz`, which PostgreSQL stores as
+   * the session zone's wall time; `'utc fields'`: pymysql drops the offset and stores its UTC fields.
+   */
+  readonly storesAwareDateTimeAs: 'wall time' | 'utc fields';
 }
 
 /** A PRIMARY KEY, UNIQUE or FOREIGN KEY constraint as the catalog lists it. */
@@ -186,8 +193,6 @@ export interface DialectTraits {
   readonly indexesForeignKeys: boolean;
   /** `name` as a quoted identifier for hand-written SQL. */
   quoteIdentifier: (name: string) => string;
-  /** The SQL expression for the current time, naive UTC, for a {@link ColumnTypes.dateTime} column. */
-  readonly nowUtc: string;
   /**
    * The schema whose tables introspection must keep (PostgreSQL lists every schema the user can
    * see); `undefined` where introspection lists the connection's own database only.
