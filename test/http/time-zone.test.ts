@@ -55,7 +55,7 @@ async function insertAsCloudKitty(t: TestApp, serviceId: string, mappingId: stri
       end,
       created_at: start,
       created_by: 'ck-admin',
-    } as never)
+    })
     .execute();
   // Tariff caches rules per configuration version (CloudKitty's writes do not bump it): count a write.
   t.database.writes.count += 1;

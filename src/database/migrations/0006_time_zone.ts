@@ -9,12 +9,18 @@ import type { Kysely } from 'kysely';
 import type { MigrationContext } from './context.js';
 import { SETTINGS_TABLE, TIME_ZONE_SETTING, type SettingsTables } from '../time-zone-record.js';
 
-/** Creates the table and records `context.timeZoneToRecord`. */
+/**
+ * Creates the table and records `context.timeZoneToRecord`; a table or row already there (Tariff's
+ * tables dropped and migrated again) is kept: the zone was checked against it before migrating.
+ */
 export async function up(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
   await db.schema
     .createTable(SETTINGS_TABLE)
+    .ifNotExists()
     .addColumn('name', 'varchar(64)', (column) => column.primaryKey())
     .addColumn('value', 'varchar(255)', (column) => column.notNull())
     .execute();
-  await (db as Kysely<SettingsTables>).insertInto(SETTINGS_TABLE).values({ name: TIME_ZONE_SETTING, value: context.timeZoneToRecord }).execute();
+  const settings = db as Kysely<SettingsTables>;
+  const recorded = await settings.selectFrom(SETTINGS_TABLE).select('value').where('name', '=', TIME_ZONE_SETTING).executeTakeFirst();
+  if (recorded === undefined) await settings.insertInto(SETTINGS_TABLE).values({ name: TIME_ZONE_SETTING, value: context.timeZoneToRecord }).execute();
 }
