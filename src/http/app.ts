@@ -14,7 +14,7 @@ import { BadRequestError, TariffError } from '../kernel/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
-import { needsNumberText, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
+import { keepNumberTextInPlace, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
 import { installKeystoneAuth, type KeystoneAuthOptions } from './keystone-auth.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
@@ -108,8 +108,8 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
  * (`TARIFF_JSON_MAX_DEPTH`) and without `__proto__` keys: a 400 otherwise, before validation or
  * any handler walks them (`JSON.parse` itself is not recursive). A route with
  * `config.numberTextUnder` gets the numbers of the named members with their source text
- * (`json-number-text.ts`), read a second time by the lossless parser only when the text has a
- * number `JSON.parse` would lose.
+ * (`json-number-text.ts`): taken from the text's number tokens, or, when those leave a doubt,
+ * read a second time by the lossless parser.
  */
 function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
   /** Bodies whose text was checked by the parser already (those read with their number text). */
@@ -125,7 +125,7 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
       if (!under || parsed === null || typeof parsed !== 'object') return done(null, parsed);
       let names = numberTextNames.get(under);
       if (!names) numberTextNames.set(under, (names = new Set(under)));
-      if (!needsNumberText(text, parsed, names)) return done(null, parsed);
+      if (keepNumberTextInPlace(text, parsed, names)) return done(null, parsed);
       // The lossless parser recurses: check depth (and the rest) on JSON.parse's value first.
       checkInputText(parsed, 'body', maxDepth);
       const withNumberText = parseKeepingNumberText(text, names) as object;

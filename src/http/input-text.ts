@@ -7,6 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { BadRequestError } from '../kernel/errors.js';
+import { JsonNumberText } from '../kernel/json-number.js';
 
 /**
  * Decodes a request body as UTF-8.
@@ -65,6 +66,8 @@ export function checkInputText(value: unknown, where: string, maxDepth: number):
         if (fault) throw new BadRequestError(`Invalid input in ${where}${pathTo(value, item, maxDepth)}: a key's ${fault}.`);
       }
       const child = (item as Record<string, unknown>)[key];
+      // A number kept with its source text (json-number-text.ts) is a number, not an object.
+      if (child instanceof JsonNumberText) continue;
       if (typeof child === 'string' || (child !== null && typeof child === 'object')) {
         pending.push(child);
         depths.push(depth + 1);

@@ -2,9 +2,9 @@
  * JSON bodies whose numbers keep their source text where a route asks for it (route config
  * `numberTextUnder`): `JSON.parse` reads `2.0` and `2` as the same number, while CloudKitty's
  * Python reads a float and an int whose `str()` differ (rating.md §5). The lossless parse
- * (`lossless-json`) is several times slower than `JSON.parse`, so it runs only for bodies where
- * one of the named members may hold a number whose text `JSON.parse` would not give back: one
- * with a `.` or an exponent, or an integer of 16 digits or more ({@link needsNumberText}).
+ * (`lossless-json`) is several times slower than `JSON.parse`: the numbers' texts are found from
+ * the text's number tokens when that is unambiguous ({@link keepNumberTextInPlace}), and the
+ * body is read a second time, losslessly, only when it is not.
  */
 import { parse as parseLossless } from 'lossless-json';
 import { BadRequestError } from '../kernel/errors.js';
@@ -28,27 +28,32 @@ export interface NumberTextRouteConfig {
 const NUMBER_NEEDING_TEXT = /[:,[][ \t\n\r]*(-?(?:\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d{16,}))(?=[ \t\n\r]*[,}\]])/g;
 
 /**
- * Whether `parsed` (`JSON.parse`'s value of `text`) may have, as a member of an object named in
- * `under`, a number whose source text `JSON.parse` lost: never false when it has one. A number
- * there whose value no token of `text` with a fraction, an exponent or 16+ digits has was written
- * as a short integer, whose text `String()` gives back; so the lossless parse is needed only
- * when such a token's value is found there (a body with fractional quantities and integer or
- * text metadata is read once).
+ * Gives the numbers of `parsed` (`JSON.parse`'s value of `text`) that are members of an object
+ * named in `under` their source text, in place, when the text alone tells it; otherwise leaves
+ * the lossless parse to do it ({@link parseKeepingNumberText}).
+ *
+ * Such a number that no token with a fraction, an exponent or 16+ digits has the value of was
+ * written as an integer of at most 15 digits: `String()` gives its text back, it stays a plain
+ * number. One whose value such tokens have, all with the same text, is that text when no short
+ * integer can have its value (a fraction, or 16+ digits): it becomes a {@link JsonNumberText}.
+ * Anything else (`2` beside a `2.0` elsewhere, `1.5` written `1.50` elsewhere, a token found
+ * inside a string) cannot be told apart without parsing.
  *
  * @param under - member names, e.g. `['metadata', 'groupby']`.
+ * @returns false when the lossless parse is needed (`parsed` may then be partly changed: drop it).
  */
-export function needsNumberText(text: string, parsed: unknown, under: ReadonlySet<string>): boolean {
+export function keepNumberTextInPlace(text: string, parsed: unknown, under: ReadonlySet<string>): boolean {
   NUMBER_NEEDING_TEXT.lastIndex = 0;
-  let values: Set<number> | undefined;
+  let texts: Map<number, string | null> | undefined;
   for (let match = NUMBER_NEEDING_TEXT.exec(text); match !== null; match = NUMBER_NEEDING_TEXT.exec(text)) {
-    (values ??= new Set()).add(Number(match[1]));
+    const value = Number(match[1]);
+    texts ??= new Map<number, string | null>();
+    const known = texts.get(value);
+    texts.set(value, known === undefined || known === match[1] ? match[1] : null);
   }
-  return values !== undefined && membersHoldAnyOf(parsed, under, values);
-}
-
-/** Whether an object named in `under` (at any depth) has a member that is one of `values` (no recursion). */
-function membersHoldAnyOf(root: unknown, under: ReadonlySet<string>, values: ReadonlySet<number>): boolean {
-  const pending: unknown[] = [root];
+  if (texts === undefined) return true;
+  const pending: unknown[] = [parsed];
+  let kept = false;
   while (pending.length > 0) {
     const container = pending.pop();
     if (container === null || typeof container !== 'object') continue;
@@ -58,11 +63,24 @@ function membersHoldAnyOf(root: unknown, under: ReadonlySet<string>, values: Rea
       if (child === null || typeof child !== 'object') continue;
       pending.push(child);
       if (isArray || Array.isArray(child) || !under.has(key)) continue;
-      for (const member of Object.values(child)) if (typeof member === 'number' && values.has(member)) return true;
+      const members = child as Record<string, unknown>;
+      for (const name of Object.keys(members)) {
+        const value = members[name];
+        if (typeof value !== 'number') continue;
+        const source = texts.get(value);
+        if (source === undefined) continue;
+        if (source === null || (Number.isInteger(value) && Math.abs(value) < 1e15)) return false;
+        members[name] = new JsonNumberText(source);
+        kept = true;
+      }
     }
   }
-  return false;
+  if (kept) parsedWithNumberText.add(parsed as object);
+  return true;
 }
+
+/** The roots that hold {@link JsonNumberText} values. */
+const parsedWithNumberText = new WeakSet<object>();
 
 /** Integer tokens JSON.parse reads back exactly (and `String()` writes back): at most 15 digits. */
 const SHORT_INTEGER = /^-?\d{1,15}$/;
@@ -94,12 +112,9 @@ export function parseKeepingNumberText(text: string, under: ReadonlySet<string>)
   return root;
 }
 
-/** The roots {@link parseKeepingNumberText} returned. */
-const parsedWithNumberText = new WeakSet<object>();
-
 /**
- * Whether a parsed body may hold {@link JsonNumberText} values: it was read by
- * {@link parseKeepingNumberText} (a route can skip looking for them otherwise).
+ * Whether a parsed body may hold {@link JsonNumberText} values: {@link keepNumberTextInPlace} or
+ * {@link parseKeepingNumberText} gave it some (a route can skip looking for them otherwise).
  */
 export function hasNumberText(body: unknown): boolean {
   return body !== null && typeof body === 'object' && parsedWithNumberText.has(body);
