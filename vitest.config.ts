@@ -23,7 +23,13 @@ export default defineConfig({
         include:
           database === 'sqlite'
             ? ['test/**/*.test.ts']
-            : ['test/http/**/*.test.ts', 'test/databases/**/*.test.ts', 'test/adoption/**/*.test.ts', 'test/fuzz/**/*.test.ts', 'test/cloudkitty-master/**/*.test.ts'],
+            : [
+                'test/http/**/*.test.ts',
+                'test/databases/**/*.test.ts',
+                'test/adoption/**/*.test.ts',
+                'test/fuzz/**/*.test.ts',
+                'test/cloudkitty-master/**/*.test.ts',
+              ],
         // SQLite has no server to lose; the other databases have no file to kill a writer over.
         // Adopting CloudKitty databases, and sharing one with its processor, is for its production databases only.
         exclude: database === 'sqlite' ? ['test/databases/faults.test.ts', 'test/adoption/**', 'test/cloudkitty-master/**'] : ['test/http/persistence.test.ts'],

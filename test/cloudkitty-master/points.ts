@@ -75,8 +75,18 @@ export function point(): fc.Arbitrary<GeneratedPoint> {
       fc.constantFrom('"img-a"', '1.0').map((text): [string, string] => ['image', text]),
     ]),
   });
-  const volume = fc.record({ service: fc.constant('volume' as const), qty, groupby: fc.constant([]), metadata: fc.constant([]) });
-  const image = fc.record({ service: fc.constant('image' as const), qty, groupby: fc.constant([]), metadata: fc.constant([]) });
+  const volume = fc.record({
+    service: fc.constant('volume' as const),
+    qty,
+    groupby: fc.constant<[string, string][]>([]),
+    metadata: fc.constant<[string, string][]>([]),
+  });
+  const image = fc.record({
+    service: fc.constant('image' as const),
+    qty,
+    groupby: fc.constant<[string, string][]>([]),
+    metadata: fc.constant<[string, string][]>([]),
+  });
   return fc.oneof({ arbitrary: compute, weight: 6 }, { arbitrary: volume, weight: 2 }, { arbitrary: image, weight: 1 });
 }
 
