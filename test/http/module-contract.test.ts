@@ -35,6 +35,8 @@ describe('its table', () => {
       '0002_config_version',
       '0003_modules_state',
       '0004_exact_text',
+      '0005_cloudkitty_layout',
+      '0006_time_zone',
       'fixed_fee_0001_fees',
       'pyscripts_0001_scripts',
     ]);
