@@ -5,33 +5,23 @@
  * adopted rules get the times CloudKitty 23's own migrations would store on that host, and Tariff
  * serves them at the instants CloudKitty reads them as.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { callServer, runTariffWith, startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { cloudKittyAvailable, startCloudKitty } from './cloudkitty.js';
 import { selectRows } from './database.js';
 
 const kind = testDatabaseKind();
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ZONE = 'Asia/Tokyo';
 const H = '/v1/rating/module_config/hashmap';
 const P = '/v1/rating/module_config/pyscripts';
 
-/** `tariff ARGS` with `TARIFF_CLOUDKITTY_TIMEZONE=zone`. */
+/** `tariff ARGS` on `databaseUrl` with `TARIFF_CLOUDKITTY_TIMEZONE=zone`. */
 function tariff(databaseUrl: string, zone: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [`${ROOT}/bin/tariff.js`, ...args],
-      { env: { ...process.env, TARIFF_DATABASE_URL: databaseUrl, TARIFF_CLOUDKITTY_TIMEZONE: zone }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+  return runTariffWith(databaseUrl, { TARIFF_CLOUDKITTY_TIMEZONE: zone }, ...args);
 }
 
 /** A datetime column as `YYYY-MM-DD HH:MM:SS` text. */

@@ -4,14 +4,12 @@
  * nothing to run, and master's HashMap processor prices generated points exactly as Tariff's v2
  * quote does, on both sides of the adopted rules' start (the epoch).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { runTariff, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { testDatabaseKind } from '../helpers/databases.js';
+import { runTariff } from '../helpers/server.js';
 import { cloudKittyAvailable, startCloudKitty } from '../adoption/cloudkitty.js';
 import { compareWithMaster } from './agreement.js';
+import { SharedDatabase } from './shared-database.js';
 import { dbsync, masterAvailable } from './master.js';
 import { generatePoints } from './points.js';
 import { TENANTS, writeCloudKitty17RuleSet } from './rule-set.js';
@@ -23,32 +21,25 @@ const POINTS = Number(process.env.TARIFF_MASTER_POINTS ?? 120);
 describe.skipIf(kind === 'sqlite' || !masterAvailable() || !cloudKittyAvailable())(
   `CloudKitty master on a database adopted from CloudKitty 17, on ${kind}`,
   () => {
-    let directory: string;
-    let scratch: ScratchDatabase;
-    let server: ServerProcess | undefined;
+    let shared: SharedDatabase;
 
     beforeAll(async () => {
-      directory = mkdtempSync(join(tmpdir(), 'tariff-master-adopted-'));
-      scratch = await createScratchDatabase(directory);
-      const cloudKitty = await startCloudKitty(scratch.url);
+      shared = await SharedDatabase.create();
+      const cloudKitty = await startCloudKitty(shared.url);
       try {
         await writeCloudKitty17RuleSet((method, path, body) => cloudKitty.call(method, path, body));
       } finally {
         await cloudKitty.stop();
       }
-      const upgrade = await runTariff(scratch.url, 'db', 'upgrade');
+      const upgrade = await runTariff(shared.url, 'db', 'upgrade');
       if (upgrade.code !== 0) throw new Error(`tariff db upgrade failed: ${upgrade.stderr}`);
-      server = await startServerProcess(scratch.url);
+      await shared.start();
     }, 900_000);
 
-    afterAll(async () => {
-      await server?.stop();
-      await scratch?.drop();
-      rmSync(directory, { recursive: true, force: true });
-    });
+    afterAll(() => shared?.dispose());
 
     it('cloudkitty-dbsync upgrade accepts the adopted database and has nothing to run', async () => {
-      const run = await dbsync(scratch.url, 'upgrade');
+      const run = await dbsync(shared.url, 'upgrade');
       expect(run.code, run.stderr.slice(-3000)).toBe(0);
       expect(run.stderr).not.toContain('Running upgrade');
     }, 300_000);
@@ -57,7 +48,7 @@ describe.skipIf(kind === 'sqlite' || !masterAvailable() || !cloudKittyAvailable(
       const points = generatePoints(POINTS, SEED + 1);
       const times = ['1969-12-31T23:59:59+00:00', '1970-01-01T00:00:00+00:00', '2026-12-01T00:00:00+00:00'];
       const runs = TENANTS.flatMap((tenant) => times.map((at) => ({ tenant, at })));
-      const { compared, disagreements } = await compareWithMaster(server!.url, scratch.url, points, runs);
+      const { compared, disagreements } = await compareWithMaster(shared.server!.url, shared.url, points, runs);
       expect(compared).toBe(POINTS * runs.length);
       expect(disagreements.slice(0, 10)).toEqual([]);
     }, 600_000);

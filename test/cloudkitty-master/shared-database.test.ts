@@ -5,13 +5,11 @@
  * tenants, rating times on both sides of every boundary) exactly as Tariff's v2 quote does; and
  * Tariff still serves afterwards. PostgreSQL and MariaDB (CloudKitty's production databases).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { testDatabaseKind } from '../helpers/databases.js';
+import { callServer } from '../helpers/server.js';
 import { compareWithMaster } from './agreement.js';
+import { SharedDatabase } from './shared-database.js';
 import { dbsync, masterAvailable, masterPrices } from './master.js';
 import { generatePoints, usageText } from './points.js';
 import { ratingTimes, TENANTS, writeRuleSet } from './rule-set.js';
@@ -22,25 +20,18 @@ const SEED = Number(process.env.TARIFF_FUZZ_SEED ?? 11);
 const POINTS = Number(process.env.TARIFF_MASTER_POINTS ?? 120);
 
 describe.skipIf(kind === 'sqlite' || !masterAvailable())(`CloudKitty master's processor on a database Tariff created, on ${kind}`, () => {
-  let directory: string;
-  let scratch: ScratchDatabase;
-  let server: ServerProcess | undefined;
+  let shared: SharedDatabase;
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'tariff-master-'));
-    scratch = await createScratchDatabase(directory);
-    server = await startServerProcess(scratch.url);
-    await writeRuleSet((method, path, body) => callServer(server!, method, path, body));
+    shared = await SharedDatabase.create();
+    await shared.start();
+    await writeRuleSet(shared.call);
   }, 120_000);
 
-  afterAll(async () => {
-    await server?.stop();
-    await scratch?.drop();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  afterAll(() => shared?.dispose());
 
   it('cloudkitty-dbsync upgrade accepts the database and has nothing to run', async () => {
-    const run = await dbsync(scratch.url, 'upgrade');
+    const run = await dbsync(shared.url, 'upgrade');
     expect(run.code, run.stderr.slice(-3000)).toBe(0);
     expect(run.stderr).not.toContain('Running upgrade');
   }, 300_000);
@@ -48,24 +39,23 @@ describe.skipIf(kind === 'sqlite' || !masterAvailable())(`CloudKitty master's pr
   it('master prices every generated point as Tariff quotes it, for every tenant and rating time', async () => {
     const points = generatePoints(POINTS, SEED);
     const runs = TENANTS.flatMap((tenant) => ratingTimes().map((at) => ({ tenant, at })));
-    const { compared, disagreements } = await compareWithMaster(server!.url, scratch.url, points, runs);
+    const { compared, disagreements } = await compareWithMaster(shared.server!.url, shared.url, points, runs);
     expect(compared).toBe(POINTS * runs.length);
     expect(disagreements.slice(0, 10)).toEqual([]);
   }, 600_000);
 
   it('the documented fix: a non-numeric value of a field with thresholds is priced by Tariff, where master raises', async () => {
     const usage = usageText([{ service: 'compute', qty: '1', groupby: [['flavor', '"m1.tiny"']], metadata: [['vcpus', '"many"']] }]);
-    const master = await masterPrices(scratch.url, `{"usage": ${usage}}`, { tenant: null, at: '2030-07-01T00:00:00+00:00' });
+    const master = await masterPrices(shared.url, `{"usage": ${usage}}`, { tenant: null, at: '2030-07-01T00:00:00+00:00' });
     expect(master).toHaveProperty('error');
-    const quote = await callServer(server!, 'POST', '/v2/rating/quote', JSON.parse(`{"usage": ${usage}, "at": "2030-07-01T00:00:00+00:00"}`));
+    const quote = await callServer(shared.server!, 'POST', '/v2/rating/quote', JSON.parse(`{"usage": ${usage}, "at": "2030-07-01T00:00:00+00:00"}`));
     expect(quote.status, JSON.stringify(quote.body)).toBe(200);
     // flavor m1.tiny (1.42, group instance) + compute's second price (1.5); vcpus reaches no level.
     expect(quote.body.total).toBe('2.92');
   }, 120_000);
 
   it('Tariff still serves the database after CloudKitty migrated it, also after a restart', async () => {
-    await server?.stop();
-    server = await startServerProcess(scratch.url);
+    const server = await shared.start();
     const services = await callServer(server, 'GET', '/v1/rating/module_config/hashmap/services');
     expect(services.status).toBe(200);
     expect(services.body.services.map((service: { name: string }) => service.name).sort()).toEqual(['compute', 'image', 'volume']);

@@ -5,14 +5,12 @@
  * Tariff's quote agrees with it on both sides of every boundary; rules master's own hashmap
  * database API writes under `TZ=Asia/Tokyo` are served by Tariff at the right instants.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { testDatabaseKind } from '../helpers/databases.js';
+import { callServer } from '../helpers/server.js';
 import { selectRows } from '../adoption/database.js';
 import { compareWithMaster } from './agreement.js';
+import { SharedDatabase } from './shared-database.js';
 import { masterAvailable, masterPython, sqlalchemyUrl } from './master.js';
 import { generatePoints } from './points.js';
 import { BOUNDARIES, ratingTimes, TENANTS, writeRuleSet } from './rule-set.js';
@@ -47,26 +45,19 @@ print(json.dumps({'service_id': service.service_id, 'mapping_id': scheduled.mapp
 `;
 
 describe.skipIf(kind === 'sqlite' || !masterAvailable())(`one time zone with CloudKitty master (${ZONE}), on ${kind}`, () => {
-  let directory: string;
-  let scratch: ScratchDatabase;
-  let server: ServerProcess | undefined;
+  let shared: SharedDatabase;
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'tariff-master-zone-'));
-    scratch = await createScratchDatabase(directory);
-    server = await startServerProcess(scratch.url, { TARIFF_CLOUDKITTY_TIMEZONE: ZONE });
-    await writeRuleSet((method, path, body) => callServer(server!, method, path, body));
+    shared = await SharedDatabase.create();
+    await shared.start({ TARIFF_CLOUDKITTY_TIMEZONE: ZONE });
+    await writeRuleSet(shared.call);
   }, 120_000);
 
-  afterAll(async () => {
-    await server?.stop();
-    await scratch?.drop();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  afterAll(() => shared?.dispose());
 
   it("stores Tokyo's wall time in CloudKitty's naive columns and answers in UTC", async () => {
     const text = await selectRows(
-      scratch.url,
+      shared.url,
       kind === 'postgres'
         ? "select to_char(start, 'YYYY-MM-DD HH24:MI:SS') as start from hashmap_mappings where description = 'second price'"
         : "select date_format(start, '%Y-%m-%d %H:%i:%s') as start from hashmap_mappings where description = 'second price'",
@@ -77,7 +68,7 @@ describe.skipIf(kind === 'sqlite' || !masterAvailable())(`one time zone with Clo
   it("master's processor under TZ=Asia/Tokyo prices as Tariff quotes, on both sides of every boundary", async () => {
     const points = generatePoints(POINTS, SEED + 2);
     const runs = TENANTS.flatMap((tenant) => ratingTimes().map((at) => ({ tenant, at, masterAt: inTokyo(at) })));
-    const { compared, disagreements } = await compareWithMaster(server!.url, scratch.url, points, runs, TOKYO);
+    const { compared, disagreements } = await compareWithMaster(shared.server!.url, shared.url, points, runs, TOKYO);
     expect(compared).toBe(POINTS * runs.length);
     expect(disagreements.slice(0, 10)).toEqual([]);
   }, 600_000);
@@ -85,19 +76,19 @@ describe.skipIf(kind === 'sqlite' || !masterAvailable())(`one time zone with Clo
   it("rules written by master's hashmap database API under TZ=Asia/Tokyo are served at the right instants", async () => {
     const start = new Date(BOUNDARIES.smallEnds).getTime() / 1000;
     const end = start + 3600;
-    const written = await masterPython(WRITE_WITH_MASTER, [sqlalchemyUrl(scratch.url), String(start), String(end)], TOKYO);
+    const written = await masterPython(WRITE_WITH_MASTER, [sqlalchemyUrl(shared.url), String(start), String(end)], TOKYO);
     expect(written.code, written.stderr.slice(-3000)).toBe(0);
     const { mapping_id: mappingId } = JSON.parse(written.stdout.trim().split('\n').at(-1)!);
     // CloudKitty's writes do not count in Tariff's configuration revision: its cached rules are
     // dropped as CloudKitty's own are, by reload_modules (README: One time zone with CloudKitty).
-    expect((await callServer(server!, 'GET', '/v1/rating/reload_modules')).status).toBe(204);
-    const served = await callServer(server!, 'GET', `/v1/rating/module_config/hashmap/mappings/${mappingId}`);
+    expect((await callServer(shared.server!, 'GET', '/v1/rating/reload_modules')).status).toBe(204);
+    const served = await callServer(shared.server!, 'GET', `/v1/rating/module_config/hashmap/mappings/${mappingId}`);
     expect(served.status).toBe(200);
     expect(served.body).toMatchObject({ start: BOUNDARIES.smallEnds, end: '2031-03-01T13:30:45+00:00', created_by: 'ck-admin' });
     // CloudKitty stamps created_at with its host's naive now(): Tariff reads it as the instant it was.
     expect(Math.abs(new Date(served.body.created_at).getTime() - Date.now())).toBeLessThan(300_000);
     const price = async (at: string) => {
-      const quote = await callServer(server!, 'POST', '/v2/rating/quote', { usage: { storage: [{ vol: { unit: 'GiB', qty: '1' } }] }, at });
+      const quote = await callServer(shared.server!, 'POST', '/v2/rating/quote', { usage: { storage: [{ vol: { unit: 'GiB', qty: '1' } }] }, at });
       expect(quote.status, JSON.stringify(quote.body)).toBe(200);
       return quote.body.total;
     };

@@ -4,11 +4,9 @@
  * another `TARIFF_CLOUDKITTY_TIMEZONE` refuses it, on start and in `tariff db upgrade` (dry run
  * too), naming both zones; a database migrated before the record existed holds UTC.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, loadConfig } from '../../src/config.js';
@@ -18,20 +16,11 @@ import { TimeZoneMismatchError } from '../../src/database/time-zone-record.js';
 import { ratingModules } from '../../src/application.js';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/databases.js';
 import { startTestApp } from '../helpers/app.js';
-import { startServerProcess } from '../helpers/server.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { runTariffWith, startServerProcess } from '../helpers/server.js';
 
 /** `tariff ARGS` on `databaseUrl` with `TARIFF_CLOUDKITTY_TIMEZONE=zone`. */
 function tariff(databaseUrl: string, zone: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [`${ROOT}/bin/tariff.js`, ...args],
-      { env: { ...process.env, TARIFF_DATABASE_URL: databaseUrl, TARIFF_CLOUDKITTY_TIMEZONE: zone }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+  return runTariffWith(databaseUrl, { TARIFF_CLOUDKITTY_TIMEZONE: zone }, ...args);
 }
 
 async function recorded(databaseUrl: string): Promise<unknown[]> {

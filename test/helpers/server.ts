@@ -128,11 +128,20 @@ export async function callServer(server: ServerProcess, method: string, path: st
 
 /** Runs `tariff <args>` (e.g. `db upgrade`) on the database and waits; never throws on a non-zero exit. */
 export function runTariff(databaseUrl: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runTariffWith(databaseUrl, {}, ...args);
+}
+
+/** {@link runTariff} with extra environment variables, e.g. `TARIFF_CLOUDKITTY_TIMEZONE`. */
+export function runTariffWith(
+  databaseUrl: string,
+  environment: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [`${ROOT}/bin/tariff.js`, ...args],
-      { env: { ...process.env, TARIFF_DATABASE_URL: databaseUrl }, timeout: 120_000 },
+      { env: { ...process.env, TARIFF_DATABASE_URL: databaseUrl, ...environment }, timeout: 120_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
