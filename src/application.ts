@@ -56,6 +56,7 @@ export function buildTariffApp({ config, database, modules, logger, loggerInstan
     snapshots: new RatingSnapshotCache(database, modules),
     quoteBodyLimit: config.quoteBodyLimitBytes,
     maxDecimalExponent: config.maxDecimalExponent,
+    priceListLimits: { maxAliases: config.priceListMaxAliases, maxDepth: config.jsonMaxDepth, maxProblems: config.priceListMaxProblems },
   });
   return buildApp({ config, routes, logger, loggerInstance, keystoneClient });
 }

@@ -61,6 +61,10 @@ export interface TariffConfig {
   quoteBodyLimitBytes: number;
   /** Deepest JSON nesting accepted in a body, the top level being 1 (`TARIFF_JSON_MAX_DEPTH`, default 32). */
   jsonMaxDepth: number;
+  /** YAML aliases (`*name`) a price list may use (`TARIFF_PRICE_LIST_MAX_ALIASES`, default 100; 0 refuses any). */
+  priceListMaxAliases: number;
+  /** Problems listed when a price list is refused (`TARIFF_PRICE_LIST_MAX_PROBLEMS`, default 1000; the rest are counted). */
+  priceListMaxProblems: number;
   /**
    * Quote quantities and prices (the caller's and the scripts') must be 0 or within
    * [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`, default 100).
@@ -134,6 +138,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     quoteBodyLimitBytes,
     bodyDrainLimitBytes: Math.max(quoteBodyLimitBytes, bodyLimitBytes, megabytes(environment, 'TARIFF_BODY_DRAIN_LIMIT_MB', 64)),
     jsonMaxDepth: positiveInteger(environment, 'TARIFF_JSON_MAX_DEPTH', 32),
+    priceListMaxAliases: nonNegativeInteger(environment, 'TARIFF_PRICE_LIST_MAX_ALIASES', 100),
+    priceListMaxProblems: positiveInteger(environment, 'TARIFF_PRICE_LIST_MAX_PROBLEMS', 1000),
     maxDecimalExponent: positiveInteger(environment, 'TARIFF_DECIMAL_MAX_EXPONENT', 100),
     sandboxWorkers: environment.TARIFF_SANDBOX_WORKERS === '0' ? 0 : Math.round(positiveNumber(environment, 'TARIFF_SANDBOX_WORKERS', 2)),
     scriptTimeoutMs: positiveNumber(environment, 'TARIFF_SCRIPT_TIMEOUT_MS', 2000),
@@ -196,6 +202,14 @@ function positiveNumber(environment: NodeJS.ProcessEnv, name: string, fallback: 
 function positiveInteger(environment: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = positiveNumber(environment, name, fallback);
   if (!Number.isInteger(value)) throw new ConfigurationError(`${name} must be a whole number, got '${environment[name]}'`);
+  return value;
+}
+
+function nonNegativeInteger(environment: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = environment[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0) throw new ConfigurationError(`${name} must be a whole number, 0 or more, got '${text}'`);
   return value;
 }
 

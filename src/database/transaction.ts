@@ -106,3 +106,26 @@ export async function inWriteTransaction<T>(database: Database, work: WriteWork<
     }
   }
 }
+
+/**
+ * Runs `work` on one consistent state of the database (the dialect's `readSnapshot`): several
+ * tables and the configuration version as of one moment, with no write lock taken. Read only.
+ */
+export async function inReadSnapshot<T>(database: Database, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+  const start = database.traits.readSnapshot;
+  if (start.kind === 'isolation-level') return database.db.transaction().setIsolationLevel(start.level).execute(work);
+  return database.db.connection().execute(async (connection) => {
+    await sql`begin`.execute(connection);
+    try {
+      return await work(connection);
+    } finally {
+      await sql`rollback`.execute(connection).catch(() => undefined);
+    }
+  });
+}
+
+/** The configuration's revision: the write counter every configuration write increments. */
+export async function readRevision(db: Transaction): Promise<number> {
+  const row = await db.selectFrom('tariff_config_version').select('version').where('name', '=', 'rating').executeTakeFirst();
+  return Number(row?.version ?? 0);
+}

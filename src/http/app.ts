@@ -6,7 +6,7 @@
  * nothing here knows the rating modules.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TariffConfig } from '../config.js';
@@ -100,8 +100,23 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   return app;
 }
 
+/** Route config key: media types whose bodies the handler reads itself, as text (UTF-8 checked). */
+export interface TextBodyRouteConfig {
+  /** E.g. `['application/json', 'application/yaml']`: such a body reaches the handler as a string. */
+  textBody?: readonly string[];
+}
+
+/** The request's media type, lowercased, without parameters (`application/yaml`). */
+function mediaTypeOf(request: FastifyRequest): string {
+  return (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+function takesTextBody(request: FastifyRequest, mediaType: string): boolean {
+  return (request.routeOptions.config as TextBodyRouteConfig | undefined)?.textBody?.includes(mediaType) ?? false;
+}
+
 /**
- * JSON is the only body type: an empty body is no body (the client sends
+ * JSON is the only body type, but for routes that read their body as text (`config.textBody`): an empty body is no body (the client sends
  * `Content-Type: application/json` on GET and DELETE without one), malformed JSON is a 400 fault,
  * and a write with any other content type is refused by Fastify with 415. Bodies and query
  * strings must be valid UTF-8 and well-formed text without NUL, JSON at most `maxDepth` deep
@@ -120,6 +135,7 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
     try {
       const text = decodeUtf8Body(body as Buffer);
       if (text.trim() === '') return done(null, undefined);
+      if (takesTextBody(request, 'application/json')) return done(null, text);
       const parsed: unknown = JSON.parse(text);
       const under = (request.routeOptions.config as NumberTextRouteConfig | undefined)?.numberTextUnder;
       if (!under || parsed === null || typeof parsed !== 'object') return done(null, parsed);
@@ -138,7 +154,14 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
   });
   // Any other type is read to its end like an over-limit body (within the route's limit, up to the
   // drain limit), then refused: answering before reading made clients see a broken pipe.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if (takesTextBody(request, mediaTypeOf(request))) {
+      try {
+        return done(null, decodeUtf8Body(body as Buffer));
+      } catch (error) {
+        return done(error as Error, undefined);
+      }
+    }
     done(new TariffError(415, `Unknown mimetype: ${request.headers['content-type'] ?? 'none'}; send application/json`), undefined);
   });
   app.addHook('preValidation', async (request) => {

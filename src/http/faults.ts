@@ -140,6 +140,12 @@ export function installFaultHandling(app: FastifyInstance, options: { unknownRou
       } else if (error.status >= 500) {
         request.log.error({ err: error }, 'server fault');
       }
+      if (error.faultDetails !== undefined) {
+        return reply
+          .code(error.status)
+          .type('application/json; charset=utf-8')
+          .send({ ...faultBody(error.status, error.message), ...error.faultDetails });
+      }
       return sendFault(reply, error.status, error.message);
     }
     if (error.validation && error.validation.length > 0) {

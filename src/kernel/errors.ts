@@ -9,6 +9,11 @@ export class TariffError extends Error {
     /** HTTP status code (4xx for the client's faults, 5xx for the server's). */
     readonly status: number,
     message: string,
+    /**
+     * Members added to the fault body beside `faultcode`, `faultstring` and `debuginfo`, for
+     * faults that carry structure (a price list's `problems`); none for CloudKitty's faults.
+     */
+    readonly faultDetails?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
     this.name = new.target.name;

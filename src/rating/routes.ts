@@ -12,6 +12,8 @@ import { ModuleStateRepository } from './module-states/repository.js';
 import { moduleRoutesV1, moduleRoutesV2 } from './module-states/routes.js';
 import { quoteRoutesV1, quoteRoutesV2 } from './quote/routes.js';
 import type { RatingSnapshotCache } from './quote/snapshot.js';
+import { PriceList, type PriceListLimits } from './price-list/price-list.js';
+import { priceListRoutes } from './price-list/routes.js';
 
 /** What the rating routes share. */
 export interface RatingApiOptions {
@@ -24,6 +26,8 @@ export interface RatingApiOptions {
   quoteBodyLimit: number;
   /** Quote quantities must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
   maxDecimalExponent: number;
+  /** How much of a price-list document is read (aliases, depth, problems listed). */
+  priceListLimits: PriceListLimits;
 }
 
 /** {@link RatingApiOptions} and whether to hide the routes from the OpenAPI document. */
@@ -56,10 +60,16 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (app, { dat
   }
 };
 
-/** `/v2/rating`: module states and quote. */
-const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden }) => {
+/** `/v2/rating`: module states, quote and price list. */
+const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, options) => {
+  const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, hidden } = options;
   await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
   await app.register(quoteRoutesV2, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
+  await app.register(priceListRoutes, { priceList: new PriceList(database, modules, priceListLimits), bodyLimit: quoteBodyLimit, hidden });
+  // An apply through this process: quotes see it at once (others within a second).
+  app.addHook('onResponse', async (request) => {
+    if (request.method === 'POST' && request.routeOptions.url === '/v2/rating/price_list') snapshots.invalidate();
+  });
 };
 
 /**

@@ -138,6 +138,7 @@ export const mysqlTraits: DialectTraits = {
   currentSchema: async () => undefined,
 
   writeTransaction: { kind: 'isolation-level', level: 'read committed' },
+  readSnapshot: { kind: 'isolation-level', level: 'repeatable read' },
   transactionalDdl: false,
   migrationLockAcrossProcesses: true,
   bindBoolean: (value) => value,

@@ -113,6 +113,7 @@ export const postgresTraits: DialectTraits = {
   },
 
   writeTransaction: { kind: 'isolation-level', level: 'read committed' },
+  readSnapshot: { kind: 'isolation-level', level: 'repeatable read' },
   transactionalDdl: true,
   migrationLockAcrossProcesses: true,
   bindBoolean: (value) => value,

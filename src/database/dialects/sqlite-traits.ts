@@ -45,6 +45,7 @@ export const sqliteTraits: DialectTraits = {
   currentSchema: async () => undefined,
 
   writeTransaction: { kind: 'begin-immediate' },
+  readSnapshot: { kind: 'begin-deferred' },
   transactionalDdl: true,
   migrationLockAcrossProcesses: false,
   bindBoolean: (value) => Number(value),

@@ -56,6 +56,16 @@ export interface ColumnTypes {
 export type WriteTransactionStart = { kind: 'begin-immediate' } | { kind: 'isolation-level'; level: 'read committed' };
 
 /**
+ * How a read that must see one state of the database begins (an export: several tables and the
+ * configuration version, as of one moment):
+ * - `begin-deferred`: `BEGIN` on one connection (SQLite: the snapshot of the first read holds
+ *   until the end, and no write lock is taken);
+ * - `isolation-level`: Kysely's transaction at REPEATABLE READ (PostgreSQL and MariaDB/MySQL
+ *   InnoDB: one snapshot for the whole transaction).
+ */
+export type ReadSnapshotStart = { kind: 'begin-deferred' } | { kind: 'isolation-level'; level: 'repeatable read' };
+
+/**
  * How the rating tables' text is made to compare exactly, code point by code point, with no
  * trailing-space padding and no case folding (README: "Comparing text"), where the database's own
  * comparison does not already.
@@ -202,6 +212,8 @@ export interface DialectTraits {
 
   /** How a configuration write transaction begins. */
   readonly writeTransaction: WriteTransactionStart;
+  /** How a read of one consistent state begins (an export). */
+  readonly readSnapshot: ReadSnapshotStart;
   /** Whether DDL statements can be rolled back with their transaction (MySQL commits each one implicitly). */
   readonly transactionalDdl: boolean;
   /**

@@ -2,7 +2,7 @@
  * TypeBox building blocks shared by the modules' request and response schemas. Nullable values
  * use JSON-schema type arrays (not `anyOf`), which fast-json-stringify serialises quickly.
  */
-import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { UUID_PATTERN } from '../../kernel/ids.js';
 
 /** A UUID query filter: non-UUID text is a 400 (api.md §1). */
@@ -37,4 +37,12 @@ export function queryBoolean(text: string | undefined): boolean | undefined {
 /** A query-string object schema that refuses unknown parameters (CloudKitty compat). */
 export function QueryString<T extends Record<string, TSchema>>(properties: T) {
   return Type.Object(properties, { additionalProperties: false });
+}
+
+/**
+ * An object used as a map: entries by name (`{"compute": {...}}`), the names checked by
+ * `names` (`propertyNames`), every value by `value`.
+ */
+export function NamedMap<T extends TSchema>(names: { minLength?: number; maxLength?: number; pattern?: string }, value: T, description: string) {
+  return Type.Unsafe<Record<string, Static<T>>>({ type: 'object', propertyNames: { type: 'string', ...names }, additionalProperties: value, description });
 }

@@ -9,6 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from '../../database/connection.js';
 import type { TariffMigration } from '../../database/migrate.js';
 import type { RatingDataframe } from './dataframe.js';
+import type { PriceListSection } from './price-list-section.js';
 
 /** What a module's configuration routes are given. */
 export interface ModuleRouteOptions {
@@ -62,6 +63,11 @@ export interface RatingModule<Rules = unknown> {
    * (CloudKitty compat: `noop`).
    */
   readonly routes?: FastifyPluginAsync<ModuleRouteOptions>;
+  /**
+   * The module's part of the price list (docs/price-list.md): its document members, export and
+   * apply. Without it, the module has no rules in the document (its state is there still).
+   */
+  readonly priceList?: PriceListSection;
   /**
    * Loads the module's live rules for the rating snapshot (a few queries, never one per rule).
    *

@@ -2,7 +2,7 @@
  * The hashmap rating module (rating.md §5; CloudKitty's `HashMap`): services, fields, groups,
  * mappings and thresholds, priced by an in-memory rule index. Its parts: `schemas.ts`, `routes/`,
  * `repository/`, `validation.ts`, `engine/` (the rule index, selection, plan and per-point
- * pricing; `engine/dataframe.ts` prices a dataframe), `errors.ts`, `migrations.ts`, `tables.ts`.
+ * pricing; `engine/dataframe.ts` prices a dataframe), `price-list/` (its part of the price list), `errors.ts`, `migrations.ts`, `tables.ts`.
  */
 import type { RatingModule } from '../contract/rating-module.js';
 import type { RuleIndex } from './engine/types.js';
@@ -11,6 +11,7 @@ import { priceWithHashmap } from './engine/dataframe.js';
 import { loadRuleIndex } from './repository/engine-rules.js';
 import { hashmapRoutes } from './routes/index.js';
 import { hashmapTables } from './tables.js';
+import { hashmapPriceList } from './price-list/section.js';
 
 /** The hashmap module: configured under `module_config/hashmap`, hot-config (rules apply at once). */
 export const hashmapModule: RatingModule<RuleIndex> = {
@@ -21,4 +22,5 @@ export const hashmapModule: RatingModule<RuleIndex> = {
   routes: hashmapRoutes,
   loadRules: (database) => loadRuleIndex(hashmapTables(database.db), database.storedDateTimes),
   price: priceWithHashmap,
+  priceList: hashmapPriceList,
 };

@@ -1,6 +1,6 @@
 /** SQL for module states (`modules_state`, CloudKitty's table), for whichever modules are registered. */
 import type { Database } from '../../database/connection.js';
-import { inWriteTransaction } from '../../database/transaction.js';
+import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
 import type { ModuleSet } from '../contract/module-set.js';
 import type { ModuleState } from './states.js';
 
@@ -19,8 +19,13 @@ export class ModuleStateRepository {
    * Every registered module with its state (defaults for modules without a row), by name. Rows
    * of modules not registered here are left alone.
    */
-  async list(): Promise<ModuleState[]> {
-    const rows = await this.database.db.selectFrom('modules_state').select(['name', 'state', 'priority']).execute();
+  list(): Promise<ModuleState[]> {
+    return this.listIn(this.database.db);
+  }
+
+  /** {@link list}, read through `db` (the database or an open transaction). */
+  async listIn(db: Transaction): Promise<ModuleState[]> {
+    const rows = await db.selectFrom('modules_state').select(['name', 'state', 'priority']).execute();
     const byName = new Map(rows.map((row) => [row.name, row]));
     return this.modules.all.map(({ name, description, hotConfig }) => {
       const row = byName.get(name);
@@ -45,13 +50,16 @@ export class ModuleStateRepository {
     if (!current) throw new Error(`unknown module ${name}`);
     const state = change.enabled ?? current.enabled;
     const priority = change.priority ?? current.priority;
-    // The dialect's boolean binding (SQLite: 0/1, its driver binds no JS booleans).
-    const stored = this.database.traits.bindBoolean(state) as boolean;
-    await inWriteTransaction(this.database, async (transaction) => {
-      const existing = await transaction.selectFrom('modules_state').select('name').where('name', '=', name).executeTakeFirst();
-      if (existing) await transaction.updateTable('modules_state').set({ state: stored, priority }).where('name', '=', name).execute();
-      else await transaction.insertInto('modules_state').values({ name, state: stored, priority }).execute();
-    });
+    await inWriteTransaction(this.database, (transaction) => this.writeIn(transaction, name, { enabled: state, priority }));
     return { ...current, enabled: state, priority };
+  }
+
+  /** Writes a module's state (an upsert of its row) in an open configuration write transaction. */
+  async writeIn(transaction: Transaction, name: string, state: { enabled: boolean; priority: number }): Promise<void> {
+    // The dialect's boolean binding (SQLite: 0/1, its driver binds no JS booleans).
+    const stored = this.database.traits.bindBoolean(state.enabled) as boolean;
+    const existing = await transaction.selectFrom('modules_state').select('name').where('name', '=', name).executeTakeFirst();
+    if (existing) await transaction.updateTable('modules_state').set({ state: stored, priority: state.priority }).where('name', '=', name).execute();
+    else await transaction.insertInto('modules_state').values({ name, state: stored, priority: state.priority }).execute();
   }
 }

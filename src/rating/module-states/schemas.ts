@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { EchoedValue, QueryString } from '../common/schemas.js';
 
 /** A module's priority: an SQL `integer` (fix, issue 11: 1e308 reached the database and answered 500). */
-const Priority = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'higher rates first' });
+export const Priority = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'higher rates first' });
 
 /** A module as v1 shows it (CloudKitty's WSME `CloudkittyModule`: `hot-config` with a dash). */
 export const ModuleV1 = Type.Object({

@@ -1,0 +1,181 @@
+/**
+ * Reads the hashmap members of a price-list document (already checked against the schema) into
+ * rules: exact decimals from their source text, dates, the value rules of CloudKitty (a field
+ * mapping has a value, a service mapping none), groups that the document lists, and no two rules
+ * of one identity (or one name) valid at the same time. Every fault is reported, none thrown.
+ */
+import { TariffError } from '../../../kernel/errors.js';
+import { COST_COLUMN, LEVEL_COLUMN, parseDecimal, type DecimalColumn } from '../../common/decimal.js';
+import { parseDateTime } from '../../common/datetime.js';
+import type { DocumentPath, DocumentReader } from '../../contract/price-list-section.js';
+import type { RuleType } from '../schemas.js';
+import { formatDocumentPath } from '../../price-list/problems.js';
+import { mappingIdentity, thresholdIdentity, type DocumentMapping, type DocumentThreshold, type HashmapSection, type ParentName } from './rules.js';
+
+interface RawRules {
+  mappings?: (Record<string, unknown> | undefined)[];
+  thresholds?: (Record<string, unknown> | undefined)[];
+}
+
+interface RawService extends RawRules {
+  fields?: Record<string, RawRules>;
+}
+
+/** Reads one attribute, turning a thrown 400 into a problem at its path. */
+function attempt<T>(reader: DocumentReader, path: DocumentPath, read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof TariffError) {
+      reader.problem(path, error.message);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** A cost or level: a number by its source text, or a decimal string. */
+function readDecimal(reader: DocumentReader, rule: Record<string, unknown>, path: DocumentPath, key: string, column: DecimalColumn): string {
+  const raw = rule[key];
+  const text = typeof raw === 'number' ? (reader.numberText([...path, key]) ?? String(raw)) : raw;
+  return attempt(reader, [...path, key], () => parseDecimal(text, column, key)) ?? '0';
+}
+
+function readDate(reader: DocumentReader, rule: Record<string, unknown>, path: DocumentPath, key: 'start' | 'end'): Date | null {
+  const raw = rule[key];
+  if (raw === undefined || raw === null) return null;
+  return attempt(reader, [...path, key], () => parseDateTime(raw, key, key)) ?? null;
+}
+
+function optionalText(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** Reads the hashmap's members; problems go to `reader`. */
+export class HashmapDocumentReader {
+  private readonly groups: Set<string>;
+  private readonly mappings: DocumentMapping[] = [];
+  private readonly thresholds: DocumentThreshold[] = [];
+
+  constructor(
+    private readonly reader: DocumentReader,
+    groups: readonly string[],
+  ) {
+    this.groups = new Set(groups);
+  }
+
+  private readGroup(rule: Record<string, unknown>, path: DocumentPath): string | null {
+    const group = optionalText(rule.group);
+    if (group !== null && !this.groups.has(group)) this.reader.problem([...path, 'group'], `group '${group}' is not listed in groups`);
+    return group;
+  }
+
+  private readMapping(parent: ParentName, rule: Record<string, unknown>, path: DocumentPath): void {
+    const rawValue = rule.value;
+    const value = typeof rawValue === 'number' ? (this.reader.numberText([...path, 'value']) ?? String(rawValue)) : optionalText(rawValue);
+    if (parent.field !== null && value === null) this.reader.problem([...path, 'value'], 'a field mapping needs a value');
+    if (parent.field === null && value !== null) this.reader.problem([...path, 'value'], 'a service mapping has no value');
+    const start = readDate(this.reader, rule, path, 'start');
+    const end = readDate(this.reader, rule, path, 'end');
+    if (start !== null && end !== null && end.getTime() < start.getTime()) this.reader.problem([...path, 'end'], 'end is before start');
+    this.mappings.push({
+      path,
+      parent,
+      value,
+      type: (rule.type ?? 'flat') as RuleType,
+      cost: readDecimal(this.reader, rule, path, 'cost', COST_COLUMN),
+      tenantId: optionalText(rule.tenant_id),
+      group: this.readGroup(rule, path),
+      name: optionalText(rule.name),
+      description: optionalText(rule.description),
+      start,
+      end,
+    });
+  }
+
+  private readThreshold(parent: ParentName, rule: Record<string, unknown>, path: DocumentPath): void {
+    this.thresholds.push({
+      path,
+      parent,
+      level: readDecimal(this.reader, rule, path, 'level', LEVEL_COLUMN),
+      type: (rule.type ?? 'flat') as RuleType,
+      cost: readDecimal(this.reader, rule, path, 'cost', COST_COLUMN),
+      tenantId: optionalText(rule.tenant_id),
+      group: this.readGroup(rule, path),
+    });
+  }
+
+  private readRules(parent: ParentName, rules: RawRules, path: DocumentPath): void {
+    // A rule the schema refused is left out as `undefined` (its problems are reported already).
+    for (const [index, rule] of (rules.mappings ?? []).entries()) if (rule !== undefined) this.readMapping(parent, rule, [...path, 'mappings', index]);
+    for (const [index, rule] of (rules.thresholds ?? []).entries()) if (rule !== undefined) this.readThreshold(parent, rule, [...path, 'thresholds', index]);
+  }
+
+  /** Reads `services`. */
+  readServices(services: Record<string, RawService>): HashmapSection['services'] {
+    const result: HashmapSection['services'] = [];
+    for (const [service, body] of Object.entries(services)) {
+      const path = ['services', service];
+      this.readRules({ service, field: null }, body, path);
+      const fields = Object.keys(body.fields ?? {});
+      for (const field of fields) this.readRules({ service, field }, (body.fields ?? {})[field], [...path, 'fields', field]);
+      result.push({ name: service, fields });
+    }
+    return result;
+  }
+
+  /** The rules read, once duplicates are reported. */
+  finish(groups: string[], services: HashmapSection['services']): HashmapSection {
+    this.reportOverlaps(this.mappings, (rule) => mappingIdentity(rule), 'same parent, value, tenant_id and group');
+    this.reportOverlaps(
+      this.mappings.filter((rule) => rule.name !== null),
+      (rule) => rule.name ?? '',
+      'same name',
+    );
+    this.reportOverlaps(this.thresholds, (rule) => thresholdIdentity(rule), 'one threshold per level and tenant_id on a service or field');
+    return { groups, services, mappings: this.mappings, thresholds: this.thresholds };
+  }
+
+  /** Reports each rule valid at the same time as an earlier one with the same key. */
+  private reportOverlaps<Rule extends { path: DocumentPath; start?: Date | null; end?: Date | null }>(
+    rules: readonly Rule[],
+    keyOf: (rule: Rule) => string,
+    what: string,
+  ): void {
+    const byKey = new Map<string, Rule[]>();
+    for (const rule of rules) {
+      const key = keyOf(rule);
+      const earlier = byKey.get(key);
+      if (earlier === undefined) {
+        byKey.set(key, [rule]);
+        continue;
+      }
+      const clash = earlier.find((other) => validitiesOverlap(other, rule));
+      if (clash) this.reader.problem(rule.path, `duplicate of ${formatDocumentPath(clash.path)}: ${what}, valid at the same time`);
+      earlier.push(rule);
+    }
+  }
+}
+
+/** Whether two document rules are valid at the same time; an absent start is "already in force". */
+function validitiesOverlap(a: { start?: Date | null; end?: Date | null }, b: { start?: Date | null; end?: Date | null }): boolean {
+  const aStart = a.start?.getTime() ?? -Infinity;
+  const bStart = b.start?.getTime() ?? -Infinity;
+  const aEnd = a.end?.getTime() ?? Infinity;
+  const bEnd = b.end?.getTime() ?? Infinity;
+  return aStart < bEnd && bStart < aEnd;
+}
+
+/** Reads `groups` (duplicates reported) and `services`. */
+export function readHashmapMembers(members: Readonly<Record<string, unknown>>, reader: DocumentReader): HashmapSection {
+  const groups = (members.groups as (string | undefined)[] | undefined) ?? [];
+  const seen = new Set<string>();
+  for (const [index, group] of groups.entries()) {
+    if (group === undefined) continue;
+    if (seen.has(group)) reader.problem(['groups', index], `group '${group}' is listed twice`);
+    seen.add(group);
+  }
+  const hashmap = new HashmapDocumentReader(reader, [...seen]);
+  const services = hashmap.readServices((members.services as Record<string, RawService> | undefined) ?? {});
+  return hashmap.finish([...seen], services);
+}

@@ -1,0 +1,208 @@
+/**
+ * The price list (docs/price-list.md): the whole rating configuration as one document. Export
+ * reads one consistent state; apply reads the document (every problem at once), plans each
+ * module's section against the stored rules and writes it all in one configuration write
+ * transaction, under the configuration lock, or writes nothing.
+ */
+import type { Database } from '../../database/connection.js';
+import { inReadSnapshot, inWriteTransaction, readRevision, type Transaction } from '../../database/transaction.js';
+import { BadRequestError, ConflictError } from '../../kernel/errors.js';
+import { formatApiDateTime, formatMessageDateTime } from '../common/datetime.js';
+import type { Audit } from '../common/rule-storage.js';
+import type { ModuleSet } from '../contract/module-set.js';
+import type { DocumentPath, PlanContext, PriceListChange, PriceListSection, SectionPlan } from '../contract/price-list-section.js';
+import type { RatingModule } from '../contract/rating-module.js';
+import { ModuleStateRepository } from '../module-states/repository.js';
+import { readDocumentText, type DocumentFormat, type DocumentTextLimits, type ParsedDocument } from './document-text.js';
+import { planModuleStates, type ModuleStatesPlan } from './module-states.js';
+import { PriceListProblems } from './problems.js';
+import { PriceListSchema } from './schema.js';
+
+/** What an apply is asked to do. */
+export interface ApplyOptions {
+  /** Plan only: nothing is written. */
+  dryRun: boolean;
+  /** When changed rules switch (default: the request time). */
+  effectiveAt?: Date;
+  /** Refuse (409) unless the revision is still this one. */
+  ifRevision?: number;
+  /** Apply threshold and module state changes now even though `effectiveAt` is later. */
+  unversionedNow: boolean;
+  /** Called in the write transaction, under the lock, before the first write (the server logs it). */
+  onWriting?: (counts: PriceListDiff['counts']) => void;
+}
+
+/** The answer of an apply, dry run or not (docs/price-list.md §2). */
+export interface PriceListDiff {
+  /** The revision after the apply; for a dry run, the current one. */
+  revision: number;
+  dry_run: boolean;
+  effective_at: string;
+  counts: Record<PriceListChange['action'], number>;
+  changes: PriceListChange[];
+}
+
+/** The limits of reading a document. */
+export interface PriceListLimits extends DocumentTextLimits {
+  /** Problems listed in a refusal (`TARIFF_PRICE_LIST_MAX_PROBLEMS`). */
+  maxProblems: number;
+}
+
+interface ModuleWithSection {
+  module: RatingModule;
+  section: PriceListSection;
+}
+
+/** A document read and checked: each module's section, and the module states it sets. */
+interface ReadDocument {
+  sections: { entry: ModuleWithSection; section: unknown }[];
+  modules: Record<string, { enabled?: boolean; priority?: number }>;
+}
+
+/** Thrown inside an apply's transaction that changes nothing, to roll back the revision's increment. */
+class NothingToApply extends Error {
+  constructor(readonly diff: PriceListDiff) {
+    super('nothing to apply');
+  }
+}
+
+function countChanges(changes: readonly PriceListChange[]): PriceListDiff['counts'] {
+  const counts = { added: 0, replaced: 0, ended: 0, deleted: 0, updated: 0, created: 0 };
+  for (const change of changes) counts[change.action] += 1;
+  return counts;
+}
+
+/** Exports and applies price lists for the registered modules. */
+export class PriceList {
+  /** The document's JSON Schema, compiled. */
+  readonly schema: PriceListSchema;
+  private readonly sections: ModuleWithSection[];
+  private readonly states: ModuleStateRepository;
+
+  constructor(
+    private readonly database: Database,
+    private readonly modules: ModuleSet,
+    private readonly limits: PriceListLimits,
+  ) {
+    this.schema = new PriceListSchema(modules);
+    this.sections = modules.all.flatMap((module) => (module.priceList ? [{ module, section: module.priceList }] : []));
+    this.states = new ModuleStateRepository(database, modules);
+  }
+
+  /** The document at `at`: revision, module states, each module's section, from one consistent read. */
+  export(at: Date): Promise<Record<string, unknown>> {
+    return inReadSnapshot(this.database, async (db) => {
+      const revision = await readRevision(db);
+      const states = await this.states.listIn(db);
+      const document: Record<string, unknown> = {
+        revision,
+        modules: Object.fromEntries(states.map((state) => [state.name, { enabled: state.enabled, priority: state.priority }])),
+      };
+      for (const { section } of this.sections) Object.assign(document, await section.exportSection(db, at, this.database.storedDateTimes));
+      return document;
+    });
+  }
+
+  /**
+   * Reads a document's text and applies it (or plans it, for a dry run).
+   *
+   * @throws InvalidPriceListError (400) listing every problem of the document; BadRequestError
+   *   for an `effectiveAt` in the past or unversioned changes at a later `effectiveAt`;
+   *   ConflictError (409) when the revision is not `ifRevision`.
+   */
+  async apply(text: string, format: DocumentFormat, options: ApplyOptions, audit: Audit): Promise<PriceListDiff> {
+    const effectiveAt = options.effectiveAt ?? audit.now;
+    if (effectiveAt.getTime() < audit.now.getTime()) {
+      throw new BadRequestError(
+        `effective_at is in the past: effective_at=[${formatMessageDateTime(effectiveAt)}] current time=[${formatMessageDateTime(audit.now)}]. A price list changes rules from now on.`,
+      );
+    }
+    const problems = new PriceListProblems(this.limits.maxProblems);
+    const parsed = readDocumentText(text, format, this.limits, problems);
+    problems.throwIfAny(parsed.locate);
+    const document = await this.read(parsed, problems);
+    problems.throwIfAny(parsed.locate);
+    const context: PlanContext = {
+      effectiveAt,
+      now: audit.now,
+      times: this.database.storedDateTimes,
+      problem: (path, message) => problems.add(path, message),
+    };
+    if (options.dryRun) {
+      return inReadSnapshot(this.database, async (db) => {
+        const revision = await readRevision(db);
+        this.checkRevision(revision, options.ifRevision);
+        const plan = await this.plan(db, document, context, parsed, problems);
+        this.checkUnversioned(plan, effectiveAt, audit.now, options.unversionedNow);
+        return this.diff(revision, true, effectiveAt, plan.changes);
+      });
+    }
+    try {
+      return await inWriteTransaction(this.database, async (transaction, serialize) => {
+        await serialize();
+        const revision = await readRevision(transaction);
+        // The lock bumped the revision: the one the document was exported at is the one before.
+        this.checkRevision(revision - 1, options.ifRevision);
+        const plan = await this.plan(transaction, document, context, parsed, problems);
+        this.checkUnversioned(plan, effectiveAt, audit.now, options.unversionedNow);
+        if (plan.changes.length === 0) throw new NothingToApply(this.diff(revision - 1, false, effectiveAt, []));
+        options.onWriting?.(countChanges(plan.changes));
+        for (const sectionPlan of plan.sections) await sectionPlan.write(transaction, audit);
+        for (const [name, state] of plan.states.writes) await this.states.writeIn(transaction, name, state);
+        return this.diff(revision, false, effectiveAt, plan.changes);
+      });
+    } catch (error) {
+      // Nothing changes: rolled back, so the revision stays (an unchanged export applies as a no-op).
+      if (error instanceof NothingToApply) return error.diff;
+      throw error;
+    }
+  }
+
+  /** The document's structure (schema), then each section's own checks. */
+  private async read(parsed: ParsedDocument, problems: PriceListProblems): Promise<ReadDocument> {
+    const checked = this.schema.check(parsed.value, problems);
+    if (checked === undefined) return { sections: [], modules: {} };
+    const members = checked as Record<string, unknown>;
+    const modules = (members.modules ?? {}) as ReadDocument['modules'];
+    for (const name of Object.keys(modules)) {
+      if (!this.modules.get(name)) problems.add(['modules', name], `no such module: ${this.modules.all.map((module) => module.name).join(', ')} are served`);
+    }
+    const reader = {
+      problem: (path: DocumentPath, message: string) => problems.add(path, message),
+      numberText: (path: DocumentPath) => parsed.numberText(path),
+    };
+    const sections = [];
+    for (const entry of this.sections) sections.push({ entry, section: await entry.section.readSection(members, reader) });
+    return { sections, modules };
+  }
+
+  private async plan(db: Transaction, document: ReadDocument, context: PlanContext, parsed: ParsedDocument, problems: PriceListProblems) {
+    const sections: SectionPlan[] = [];
+    for (const { entry, section } of document.sections) sections.push(await entry.section.planSection(db, section, context));
+    const states: ModuleStatesPlan = planModuleStates(await this.states.listIn(db), document.modules);
+    problems.throwIfAny(parsed.locate);
+    const changes = [...states.changes, ...sections.flatMap((plan) => plan.changes)];
+    const unversioned = [...states.unversioned, ...sections.flatMap((plan) => plan.unversioned)];
+    return { sections, states, changes, unversioned };
+  }
+
+  private checkRevision(revision: number, expected: number | undefined): void {
+    if (expected !== undefined && revision !== expected) {
+      throw new ConflictError(`The configuration changed since revision ${expected}: it is at revision ${revision}. Export it again and review the diff.`);
+    }
+  }
+
+  /** @throws BadRequestError when unversioned rules change before a later effective time, unless asked. */
+  private checkUnversioned(plan: { unversioned: readonly string[] }, effectiveAt: Date, now: Date, unversionedNow: boolean): void {
+    if (plan.unversioned.length === 0 || effectiveAt.getTime() <= now.getTime() || unversionedNow) return;
+    const listed = plan.unversioned.slice(0, 10).join(', ') + (plan.unversioned.length > 10 ? `, … (${plan.unversioned.length} in all)` : '');
+    throw new BadRequestError(
+      `Thresholds and module states are not versioned: they would change now, not at effective_at=[${formatMessageDateTime(effectiveAt)}]. ` +
+        `Changed: ${listed}. Apply them with unversioned_now=true, or separately.`,
+    );
+  }
+
+  private diff(revision: number, dryRun: boolean, effectiveAt: Date, changes: PriceListChange[]): PriceListDiff {
+    return { revision, dry_run: dryRun, effective_at: formatApiDateTime(effectiveAt), counts: countChanges(changes), changes };
+  }
+}

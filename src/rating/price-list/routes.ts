@@ -1,0 +1,151 @@
+/**
+ * `/v2/rating/price_list` (docs/price-list.md §2): the export (`GET`, JSON or YAML), the document's
+ * JSON Schema (`GET …/schema`) and the apply (`POST`, a dry run or not). `rating:module_config`
+ * guards them in Keystone mode (auth/route-policy.ts).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { stringify as toYaml } from 'yaml';
+import { faultResponses, faultSchema } from '../../http/fault-schema.js';
+import { actingUser, requestTime } from '../../http/request.js';
+import { BadRequestError, invalidInput } from '../../kernel/errors.js';
+import { parseDateTime } from '../common/datetime.js';
+import { BooleanText, queryBoolean, QueryString } from '../common/schemas.js';
+import type { DocumentFormat } from './document-text.js';
+import type { PriceList } from './price-list.js';
+
+/** Media types of YAML bodies and answers (no registered one: these are what tools send). */
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+const JSON_TYPE = 'application/json';
+
+/** What the price-list routes are given. */
+export interface PriceListRouteOptions {
+  priceList: PriceList;
+  /** Largest document, in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`, the quote's). */
+  bodyLimit: number;
+  hidden: boolean;
+}
+
+const ExportQuery = QueryString({ at: Type.Optional(Type.String({ description: 'ISO 8601; default now' })) });
+const ApplyQuery = QueryString({
+  dry_run: Type.Optional(BooleanText),
+  effective_at: Type.Optional(Type.String({ description: 'ISO 8601; default now; not in the past' })),
+  if_revision: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'refuse with 409 unless the revision is this one' })),
+  unversioned_now: Type.Optional(BooleanText),
+});
+
+const Change = Type.Object({
+  action: Type.String({ enum: ['added', 'replaced', 'ended', 'deleted', 'updated', 'created'] }),
+  resource: Type.String(),
+  path: Type.String(),
+  before: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  after: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+const Diff = Type.Object({
+  revision: Type.Integer(),
+  dry_run: Type.Boolean(),
+  effective_at: Type.String(),
+  counts: Type.Record(Type.String(), Type.Integer()),
+  changes: Type.Array(Change),
+});
+const InvalidDocument = Type.Object({
+  ...faultSchema().properties,
+  problems: Type.Optional(
+    Type.Array(Type.Object({ path: Type.String(), line: Type.Optional(Type.Integer()), column: Type.Optional(Type.Integer()), message: Type.String() })),
+  ),
+});
+
+/** The answer's format from `Accept`: YAML when a YAML type is asked for before JSON. */
+function answerFormat(request: FastifyRequest): DocumentFormat {
+  const accept = (request.headers.accept ?? '').toLowerCase();
+  const yaml = Math.min(...YAML_TYPES.map((type) => accept.indexOf(type)).filter((index) => index >= 0));
+  const json = accept.indexOf(JSON_TYPE);
+  return Number.isFinite(yaml) && (json < 0 || yaml < json) ? 'yaml' : 'json';
+}
+
+/** The body's format from `Content-Type` (the parser let only these through). */
+function bodyFormat(request: FastifyRequest): DocumentFormat {
+  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  return type === JSON_TYPE ? 'json' : 'yaml';
+}
+
+function optionalDate(text: string | undefined, attribute: string): Date | undefined {
+  if (text === undefined) return undefined;
+  const date = parseDateTime(text, attribute);
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
+
+/** The price-list routes, under `/v2/rating`. */
+export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> = async (app, { priceList, bodyLimit, hidden }) => {
+  app.get(
+    '/price_list',
+    {
+      schema: {
+        hide: hidden,
+        tags: ['price list'],
+        summary: 'Export the rating configuration as one document (JSON, or YAML for Accept: application/yaml)',
+        querystring: ExportQuery,
+        response: { 200: Type.Unsafe<string>({ description: 'The price list document (docs/price-list.md §1)' }), ...faultResponses(400, 401, 403, 503) },
+      },
+    },
+    async (request, reply) => {
+      const at = optionalDate(request.query.at, 'at') ?? requestTime();
+      const document = await priceList.export(at);
+      if (answerFormat(request) === 'yaml') return reply.type('application/yaml; charset=utf-8').send(toYaml(document, { lineWidth: 0 }));
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(document, null, 2) + '\n');
+    },
+  );
+
+  app.get(
+    '/price_list/schema',
+    {
+      schema: {
+        hide: hidden,
+        tags: ['price list'],
+        summary: "The price list document's JSON Schema",
+        response: { 200: Type.Unsafe<string>({ description: 'JSON Schema 2020-12' }), ...faultResponses(401, 403) },
+      },
+    },
+    async (_request, reply) => reply.type('application/schema+json; charset=utf-8').send(JSON.stringify(priceList.schema.schema, null, 2) + '\n'),
+  );
+
+  app.post(
+    '/price_list',
+    {
+      config: { bodyName: 'price_list', maxBodyBytes: bodyLimit, textBody: [JSON_TYPE, ...YAML_TYPES] },
+      schema: {
+        hide: hidden,
+        tags: ['price list'],
+        summary: 'Diff (dry_run=true) or apply a price list at effective_at, in one transaction',
+        querystring: ApplyQuery,
+        response: { 200: Type.Unsafe<string>(Diff), 400: InvalidDocument, ...faultResponses(401, 403, 409, 413, 415, 503) },
+      },
+    },
+    async (request, reply) => {
+      const text = request.body;
+      if (typeof text !== 'string') {
+        throw new BadRequestError(`Send the price list as the request body, with Content-Type ${JSON_TYPE} or application/yaml.`);
+      }
+      const query = request.query;
+      const audit = { actor: actingUser(request), now: requestTime() };
+      const ifRevision = query.if_revision === undefined ? undefined : Number(query.if_revision);
+      if (ifRevision !== undefined && !Number.isSafeInteger(ifRevision))
+        throw invalidInput('if_revision', query.if_revision, 'Value must be a revision number.');
+      const diff = await priceList.apply(
+        text,
+        bodyFormat(request),
+        {
+          dryRun: queryBoolean(query.dry_run) ?? false,
+          effectiveAt: optionalDate(query.effective_at, 'effective_at'),
+          ifRevision,
+          unversionedNow: queryBoolean(query.unversioned_now) ?? false,
+          onWriting: (counts) => request.log.info({ counts }, 'price list: writing'),
+        },
+        audit,
+      );
+      // Ten thousand changes: plain JSON.stringify, no response schema to walk.
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(diff));
+    },
+  );
+};
