@@ -2,7 +2,7 @@
  * The pyscripts rating module (rating.md §6; CloudKitty's `PyScripts`): operators' Python scripts,
  * versioned, run in the sandbox over the whole dataframe. Its parts: `schemas.ts`, `routes.ts`,
  * `repository.ts`, `validation.ts` (and `compile.ts`, the compile check), `engine.ts`,
- * `errors.ts`, `migrations.ts`, `tables.ts`, and `sandbox/`.
+ * `errors.ts`, `migrations.ts`, `tables.ts`, `price-list/` (its part of the price list), and `sandbox/`.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ModuleRouteOptions, RatingModule } from '../contract/rating-module.js';
@@ -11,6 +11,7 @@ import { priceWithScripts, type ScriptRunner } from './engine.js';
 import { PYSCRIPTS_MIGRATIONS } from './migrations.js';
 import { ScriptRepository, type LiveScript } from './repository.js';
 import { scriptRoutes } from './routes.js';
+import { pyscriptsPriceList } from './price-list/section.js';
 
 /** What the module needs of the PyScripts sandbox (`sandbox/pool.ts`'s `ScriptSandbox`): runs and compile checks. */
 export type PyscriptsSandbox = ScriptRunner & ScriptCompiler;
@@ -33,5 +34,6 @@ export function pyscriptsModule(sandbox: PyscriptsSandbox | undefined): RatingMo
     routes,
     loadRules: (database) => new ScriptRepository(database).loadLive(),
     price: (scripts, dataframe, context) => priceWithScripts(scripts, dataframe, context, sandbox),
+    priceList: pyscriptsPriceList(sandbox),
   };
 }

@@ -4,6 +4,7 @@
  * before, the writes come after (`write.ts`).
  */
 import { formatApiDateTime } from '../../common/datetime.js';
+import { namesInUseTwice, planVersions, sameTime, type NamedValidity } from '../../common/versioned-plan.js';
 import type { DocumentPath, PriceListChange } from '../../contract/price-list-section.js';
 import { generatedRuleName } from '../validation.js';
 import { fieldKey, type StoredParents } from './stored.js';
@@ -49,10 +50,6 @@ export interface HashmapPlan {
   changes: PriceListChange[];
   unversioned: string[];
   writes: HashmapWrites;
-}
-
-function sameTime(left: Date | null, right: Date | null): boolean {
-  return left === null || right === null ? left === right : left.getTime() === right.getTime();
 }
 
 function dateText(date: Date | null): string | null {
@@ -117,7 +114,7 @@ export class HashmapPlanner {
     insertThresholds: [],
   };
   /** The rules valid from the effective time on, by name: a name is shared only by rules valid at different times. */
-  private readonly named: { name: string; start: Date; end: Date | null; path: DocumentPath }[] = [];
+  private readonly named: NamedValidity<DocumentPath>[] = [];
 
   constructor(
     private readonly effectiveAt: Date,
@@ -173,40 +170,33 @@ export class HashmapPlanner {
     for (const rules of storedBy.values()) this.planIdentity([], rules);
   }
 
-  /** One identity: the rule in force at the effective time, then the scheduled ones by start. */
+  /** One identity's versions (common/versioned-plan.ts). */
   private planIdentity(wanted: readonly DocumentMapping[], stored: readonly StoredMapping[]): void {
-    const at = this.effectiveAt.getTime();
-    const inForce = stored.filter((rule) => rule.start.getTime() <= at);
-    const scheduled = new Map(stored.filter((rule) => rule.start.getTime() > at).map((rule) => [rule.start.getTime(), rule]));
-    const wantedNow = wanted.find((rule) => rule.start === null || rule.start.getTime() <= at);
-    const [current, ...extra] = inForce;
-    for (const rule of extra) this.endMapping(rule);
-    if (wantedNow) this.planRule(wantedNow, current, this.effectiveAt);
-    else if (current) this.endMapping(current);
-    for (const rule of wanted) {
-      if (rule === wantedNow || rule.start === null) continue;
-      const match = scheduled.get(rule.start.getTime());
-      scheduled.delete(rule.start.getTime());
-      this.planRule(rule, match, rule.start);
-    }
-    for (const rule of scheduled.values()) this.deleteMapping(rule);
+    planVersions(wanted, stored, this.effectiveAt, {
+      same: sameRule,
+      keep: (kept, rule) => this.keepMapping(kept, rule),
+      add: (rule, start, replaced) => this.addMapping(rule, start, replaced),
+      end: (rule) => this.endMapping(rule),
+      remove: (rule) => this.deleteMapping(rule),
+    });
   }
 
-  /** A document rule against the stored one it continues (same identity, in force or same start). */
-  private planRule(wanted: DocumentMapping, stored: StoredMapping | undefined, start: Date): void {
-    if (stored && sameRule(stored, wanted)) {
-      this.named.push({ name: stored.name, start: stored.start, end: wanted.end, path: wanted.path });
-      if (sameTime(stored.end, wanted.end)) return;
-      this.writes.moveEnds.push({ id: stored.id, end: wanted.end });
-      this.changes.push({
-        action: 'updated',
-        resource: 'mapping',
-        path: mappingPath(stored, stored.start.getTime() > this.effectiveAt.getTime() ? stored.start : undefined),
-        before: mappingTerms(stored),
-        after: { ...mappingTerms(stored), end: dateText(wanted.end) },
-      });
-      return;
-    }
+  /** A stored mapping the document keeps; only its `end` may move. */
+  private keepMapping(stored: StoredMapping, wanted: DocumentMapping): void {
+    this.named.push({ name: stored.name, start: stored.start, end: wanted.end, path: wanted.path });
+    if (sameTime(stored.end, wanted.end)) return;
+    this.writes.moveEnds.push({ id: stored.id, end: wanted.end });
+    this.changes.push({
+      action: 'updated',
+      resource: 'mapping',
+      path: mappingPath(stored, stored.start.getTime() > this.effectiveAt.getTime() ? stored.start : undefined),
+      before: mappingTerms(stored),
+      after: { ...mappingTerms(stored), end: dateText(wanted.end) },
+    });
+  }
+
+  /** A new mapping from `start`, replacing `stored` when there is one: ended if it ran before, deleted if it never did. */
+  private addMapping(wanted: DocumentMapping, start: Date, stored: StoredMapping | undefined): void {
     const created: NewMapping = { ...wanted, name: wanted.name ?? stored?.name ?? generatedRuleName(), start };
     this.named.push({ name: created.name, start, end: created.end, path: wanted.path });
     this.writes.insertMappings.push(created);
@@ -215,14 +205,12 @@ export class HashmapPlanner {
       this.changes.push({ action: 'added', resource: 'mapping', path, after: mappingTerms(created) });
       return;
     }
-    // The stored rule stops where the new one starts: ended if it ran before, deleted if it never did.
     if (stored.start.getTime() < start.getTime()) this.writes.endMappings.push(stored.id);
     else this.writes.deleteMappings.push(stored.id);
     this.changes.push({ action: 'replaced', resource: 'mapping', path, before: mappingTerms(stored), after: mappingTerms(created) });
   }
 
   private endMapping(rule: StoredMapping): void {
-    if (rule.start.getTime() >= this.effectiveAt.getTime()) return this.deleteMapping(rule);
     this.writes.endMappings.push(rule.id);
     this.changes.push({
       action: 'ended',
@@ -274,16 +262,8 @@ export class HashmapPlanner {
 
   /** Reports a name given to two rules valid at the same time from the effective time on. */
   private checkNames(): void {
-    const byName = groupBy(this.named, (entry) => entry.name);
-    for (const entries of byName.values()) {
-      if (entries.length < 2) continue;
-      entries.sort((left, right) => left.start.getTime() - right.start.getTime());
-      for (let index = 1; index < entries.length; index += 1) {
-        const previous = entries[index - 1];
-        if (previous.end === null || previous.end.getTime() > entries[index].start.getTime()) {
-          this.problem([...entries[index].path, 'name'], `name '${entries[index].name}' is used by another rule valid at the same time`);
-        }
-      }
+    for (const clash of namesInUseTwice(this.named)) {
+      this.problem([...clash.path, 'name'], `name '${clash.name}' is used by another rule valid at the same time`);
     }
   }
 }

@@ -1,0 +1,135 @@
+/**
+ * The diff of the scripts (docs/price-list.md §3, common/versioned-plan.ts) and its writes: a
+ * changed `data` or `description` ends the version in force and starts a new one of the same
+ * name; a moved `end` moves it.
+ */
+import { randomUUID } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
+import { formatApiDateTime } from '../../common/datetime.js';
+import type { Audit } from '../../common/rule-storage.js';
+import { planVersions, sameTime } from '../../common/versioned-plan.js';
+import type { PriceListChange } from '../../contract/price-list-section.js';
+import type { PyscriptsDb } from '../tables.js';
+import type { DocumentScript, StoredScript } from './scripts.js';
+
+/** What an apply writes to `pyscripts_scripts`. */
+export interface ScriptWrites {
+  remove: number[];
+  end: number[];
+  moveEnds: { id: number; end: Date | null }[];
+  insert: { script: DocumentScript; start: Date }[];
+}
+
+function dateText(date: Date | null): string | null {
+  return date === null ? null : formatApiDateTime(date);
+}
+
+/** A script in a diff's terms (the API's names; `checksum` stands for the source, `data` is left out). */
+function scriptTerms(script: StoredScript | DocumentScript, start?: Date): Record<string, unknown> {
+  return {
+    ...('scriptId' in script ? { script_id: script.scriptId } : {}),
+    name: script.name,
+    checksum: script.checksum,
+    description: script.description,
+    start: dateText(start ?? script.start),
+    end: dateText(script.end),
+  };
+}
+
+/** Plans the scripts' changes at `effectiveAt`. */
+export function planScripts(
+  wanted: readonly DocumentScript[],
+  stored: readonly StoredScript[],
+  effectiveAt: Date,
+): { changes: PriceListChange[]; writes: ScriptWrites } {
+  const changes: PriceListChange[] = [];
+  const writes: ScriptWrites = { remove: [], end: [], moveEnds: [], insert: [] };
+  const names = new Set([...wanted.map((script) => script.name), ...stored.map((script) => script.name)]);
+  const path = (name: string, start?: Date) =>
+    `scripts[name=${name}${start && start.getTime() > effectiveAt.getTime() ? `,start=${start.toISOString().slice(0, 19)}Z` : ''}]`;
+  for (const name of names) {
+    planVersions(
+      wanted.filter((script) => script.name === name),
+      stored.filter((script) => script.name === name),
+      effectiveAt,
+      {
+        same: (old, next) => old.checksum === next.checksum && old.description === next.description,
+        keep: (old, next) => {
+          if (sameTime(old.end, next.end)) return;
+          writes.moveEnds.push({ id: old.id, end: next.end });
+          changes.push({
+            action: 'updated',
+            resource: 'script',
+            path: path(name, old.start),
+            before: scriptTerms(old),
+            after: { ...scriptTerms(old), end: dateText(next.end) },
+          });
+        },
+        add: (next, start, old) => {
+          writes.insert.push({ script: next, start });
+          if (!old) {
+            changes.push({ action: 'added', resource: 'script', path: path(name, start), after: scriptTerms(next, start) });
+            return;
+          }
+          if (old.start.getTime() < start.getTime()) writes.end.push(old.id);
+          else writes.remove.push(old.id);
+          changes.push({ action: 'replaced', resource: 'script', path: path(name, start), before: scriptTerms(old), after: scriptTerms(next, start) });
+        },
+        end: (old) => {
+          writes.end.push(old.id);
+          changes.push({
+            action: 'ended',
+            resource: 'script',
+            path: path(name),
+            before: scriptTerms(old),
+            after: { ...scriptTerms(old), end: dateText(effectiveAt) },
+          });
+        },
+        remove: (old) => {
+          writes.remove.push(old.id);
+          changes.push({ action: 'deleted', resource: 'script', path: path(name, old.start), before: scriptTerms(old) });
+        },
+      },
+    );
+  }
+  return { changes, writes };
+}
+
+/** Writes the scripts' changes in the apply's transaction. */
+export async function writeScripts(db: PyscriptsDb, writes: ScriptWrites, effectiveAt: Date, audit: Audit, times: StoredDateTimes): Promise<void> {
+  const now = times.toStorage(audit.now);
+  if (writes.remove.length > 0) {
+    await db.updateTable('pyscripts_scripts').set({ deleted: now, deleted_by: audit.actor }).where('id', 'in', writes.remove).execute();
+  }
+  if (writes.end.length > 0) {
+    await db
+      .updateTable('pyscripts_scripts')
+      .set({ end: times.toStorage(effectiveAt), updated_by: audit.actor })
+      .where('id', 'in', writes.end)
+      .execute();
+  }
+  for (const { id, end } of writes.moveEnds) {
+    await db
+      .updateTable('pyscripts_scripts')
+      .set({ end: end === null ? null : times.toStorage(end), updated_by: audit.actor })
+      .where('id', '=', id)
+      .execute();
+  }
+  for (const { script, start } of writes.insert) {
+    await db
+      .insertInto('pyscripts_scripts')
+      .values({
+        script_id: randomUUID(),
+        name: script.name,
+        data: deflateSync(Buffer.from(script.data, 'utf8')),
+        checksum: script.checksum,
+        description: script.description,
+        start: times.toStorage(start),
+        end: script.end === null ? null : times.toStorage(script.end),
+        created_at: now,
+        created_by: audit.actor,
+      })
+      .execute();
+  }
+}
