@@ -36,9 +36,9 @@ const HEADS = { cloudkitty_alembic: ['385e33fef139'], hashmap_alembic: ['8a591f8
 
 /**
  * The only differences allowed between CloudKitty's layout and Tariff's (README: "CloudKitty's
- * layout"): Tariff's own tables (`tariff_*`), its own indexes (`ix_*`, partial unique
- * `uniq_*_live_name`), the script `data` column's size on MariaDB (`longblob`: CloudKitty's `blob`
- * holds 64 KiB) and the MariaDB text collation (not read by catalog.ts).
+ * layout"): Tariff's own tables (`tariff_*`), its own indexes (`ix_*`), the script `data` column's
+ * size on MariaDB (`longblob`: CloudKitty's `blob` holds 64 KiB) and the MariaDB text collation
+ * (not read by catalog.ts).
  */
 function withoutDeliberateDifferences(catalog: Catalog): Catalog {
   const drop = <T>(record: Record<string, T>, unwanted: (key: string) => boolean) =>
@@ -51,7 +51,7 @@ function withoutDeliberateDifferences(catalog: Catalog): Catalog {
     tables: catalog.tables.filter((table) => !tariffTable(table)),
     columns,
     constraints: drop(catalog.constraints, tariffTable),
-    indexes: drop(catalog.indexes, (key) => tariffTable(key) || /\.(ix_|uniq_\w+_live_name$)/.test(key)),
+    indexes: drop(catalog.indexes, (key) => tariffTable(key) || /\.ix_/.test(key)),
     sequences: catalog.sequences.filter((sequence) => !tariffTable(sequence)),
   };
 }

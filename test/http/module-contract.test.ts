@@ -38,7 +38,9 @@ describe('its table', () => {
       '0005_cloudkitty_layout',
       '0006_time_zone',
       'fixed_fee_0001_fees',
+      'hashmap_0002_names_by_validity',
       'pyscripts_0001_scripts',
+      'pyscripts_0002_names_by_validity',
     ]);
     const rows = await sql<{ count: number | string }>`select count(*) as count from fixed_fee_fees`.execute(t.database.db);
     expect(Number(rows.rows[0].count)).toBe(0);

@@ -60,7 +60,6 @@ function mappingIndexes(traits: DialectTraits): string[] {
     'CREATE INDEX ix_hashmap_mappings_name ON hashmap_mappings (name)',
   ];
   if (!traits.indexesForeignKeys) statements.push('CREATE INDEX ix_hashmap_mappings_group_id ON hashmap_mappings (group_id)');
-  if (traits.partialIndexes) statements.push('CREATE UNIQUE INDEX uniq_hashmap_mappings_live_name ON hashmap_mappings (name) WHERE deleted IS NULL');
   return statements;
 }
 
@@ -149,7 +148,6 @@ async function pyscriptsSteps(database: Database, upgrade: CloudKittyUpgradeSql)
       statements: [
         `UPDATE ${table} SET created_at = '${adoptedCreatedAt(database)}', ${quote('start')} = '${ADOPTED_RULES.scriptStartWallTime}', created_by = '${ADOPTED_RULES.createdBy}'`,
         requireColumns(upgrade, table, filledColumns(columns)),
-        ...(traits.partialIndexes ? ['CREATE UNIQUE INDEX uniq_pyscripts_scripts_live_name ON pyscripts_scripts (name) WHERE deleted IS NULL'] : []),
       ],
     },
     {

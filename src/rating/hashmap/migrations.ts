@@ -81,11 +81,6 @@ async function createHashmapTables(db: Kysely<unknown>, context: MigrationContex
     await restoreForeignKeyIndexes(db, context, ['hashmap_mappings', 'hashmap_thresholds'], ['service_id', 'field_id']);
   }
 
-  // Mapping names are unique among live (non-deleted) mappings; without partial indexes (MySQL)
-  // the rule is kept by the write transaction alone.
-  if (traits.partialIndexes) {
-    await sql`create unique index uniq_hashmap_mappings_live_name on hashmap_mappings (name) where deleted is null`.execute(db);
-  }
   await stampChain(db, traits, HASHMAP_CHAIN);
 }
 
@@ -117,9 +112,22 @@ function withRuleColumns(
 }
 
 /**
+ * A mapping's name is shared by its versions (api.md §6): two live mappings may have the same
+ * name when their validity intervals do not intersect, which the conflict checks test under the
+ * configuration lock. Drops the partial unique index `uniq_hashmap_mappings_live_name` (one live
+ * mapping per name) that earlier Tariff migrations and `tariff db upgrade` made where the database
+ * has partial indexes (PostgreSQL, SQLite; never on MySQL). The name lookups keep
+ * `ix_hashmap_mappings_name`.
+ */
+async function shareNamesByValidity(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
+  if (context.traits.partialIndexes) await db.schema.dropIndex('uniq_hashmap_mappings_live_name').ifExists().execute();
+}
+
+/**
  * The hashmap module's migrations. The first keeps the name it had when one migration created
  * the hashmap and pyscripts tables together (`0001_rating_tables`): databases record it.
  */
 export const HASHMAP_MIGRATIONS: Readonly<Record<string, TariffMigration>> = {
   '0001_rating_tables': { up: createHashmapTables },
+  hashmap_0002_names_by_validity: { up: shareNamesByValidity },
 };

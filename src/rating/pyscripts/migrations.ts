@@ -1,5 +1,5 @@
 /** The pyscripts table in CloudKitty's layout (api.md §7), a versioned rule with its compressed source. */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { columnTypes, type MigrationContext } from '../../database/migrations/context.js';
 import type { TariffMigration } from '../../database/migrate.js';
 import { PYSCRIPTS_CHAIN, stampChain } from '../../database/cloudkitty-layout.js';
@@ -21,15 +21,22 @@ async function createScriptsTable(db: Kysely<unknown>, context: MigrationContext
     .addColumn('data', types.blob, (column) => column.notNull())
     .addColumn('checksum', 'varchar(128)', (column) => (checksumNullable ? column : column.notNull()));
   await withCloudKittyConstraints(withVersionedRuleColumns(scripts, context), context, 'pyscripts_scripts').execute();
-  // Script names are unique among live (non-deleted) scripts; without partial indexes (MySQL) the
-  // rule is kept by the write transaction alone.
-  if (context.traits.partialIndexes) {
-    await sql`create unique index uniq_pyscripts_scripts_live_name on pyscripts_scripts (name) where deleted is null`.execute(db);
-  }
   await stampChain(db, context.traits, PYSCRIPTS_CHAIN);
+}
+
+/**
+ * A script's name is shared by its versions (api.md §6): two live scripts may have the same name
+ * when their validity intervals do not intersect, which the conflict checks test under the
+ * configuration lock. Drops the partial unique index `uniq_pyscripts_scripts_live_name` (one live
+ * script per name) that earlier Tariff migrations and `tariff db upgrade` made where the database
+ * has partial indexes (PostgreSQL, SQLite; never on MySQL).
+ */
+async function shareNamesByValidity(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
+  if (context.traits.partialIndexes) await db.schema.dropIndex('uniq_pyscripts_scripts_live_name').ifExists().execute();
 }
 
 /** The pyscripts module's migrations. */
 export const PYSCRIPTS_MIGRATIONS: Readonly<Record<string, TariffMigration>> = {
   pyscripts_0001_scripts: { up: createScriptsTable },
+  pyscripts_0002_names_by_validity: { up: shareNamesByValidity },
 };
