@@ -50,20 +50,31 @@ function setMember(target: Record<string, unknown>, key: string, value: unknown)
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** The line and column of a character offset. */
+function positionIn(text: string, offset: number): TextPosition {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - before.lastIndexOf('\n') };
+}
+
 /** Reads JSON text; a syntax error or duplicate key becomes a problem. */
 function readJson(text: string, problems: PriceListProblems, maxDepth: number): { value: unknown; numbers: Map<string, string> } {
   const numbers = new Map<string, string>();
   let raw: unknown;
   try {
     raw = parseLossless(text, null, {
-      onDuplicateKey: ({ key }) => {
-        problems.add([], `duplicate key '${key}'`);
+      onDuplicateKey: ({ key, position }) => {
+        problems.add([], `duplicate key '${key}'`, positionIn(text, position));
         return undefined;
       },
     });
   } catch (error) {
     if (error instanceof RangeError) problems.add([], `nested too deeply (at most ${maxDepth} levels)`);
-    else problems.add([], `not valid JSON: ${(error as Error).message}`);
+    else {
+      const message = (error as Error).message;
+      const offset = /at position (\d+)/.exec(message)?.[1];
+      problems.add([], `not valid JSON: ${message}`, offset === undefined ? undefined : positionIn(text, Number(offset)));
+    }
     return { value: undefined, numbers };
   }
   const convert = (node: unknown, path: (string | number)[]): unknown => {
