@@ -155,14 +155,8 @@ export class HashmapPlanner {
   }
 
   private planMappings(wanted: readonly DocumentMapping[], stored: readonly StoredMapping[]): void {
-    const at = this.effectiveAt.getTime();
     const storedBy = groupBy(stored, mappingIdentity);
-    // A document rule over by the effective time describes the past: ignored.
-    const wantedBy = groupBy(
-      wanted.filter((rule) => rule.end === null || rule.end.getTime() > at),
-      mappingIdentity,
-    );
-    for (const [identity, rules] of wantedBy) {
+    for (const [identity, rules] of groupBy(wanted, mappingIdentity)) {
       const kept = storedBy.get(identity) ?? [];
       storedBy.delete(identity);
       this.planIdentity(rules, kept);
