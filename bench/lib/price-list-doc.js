@@ -74,15 +74,16 @@ export function buildDocument({ services = 100, groups = 10 } = {}) {
 
 /** Counts of a document's parts. */
 export function countRules(doc) {
-  const counts = { groups: doc.groups.length, services: 0, fields: 0, mappings: 0, thresholds: 0 };
-  for (const service of Object.values(doc.services)) {
+  // Every member may be left out (exports leave out empty lists).
+  const counts = { groups: doc.groups?.length ?? 0, services: 0, fields: 0, mappings: 0, thresholds: 0 };
+  for (const service of Object.values(doc.services ?? {})) {
     counts.services += 1;
-    counts.mappings += service.mappings.length;
-    counts.thresholds += service.thresholds.length;
-    for (const field of Object.values(service.fields)) {
+    counts.mappings += service.mappings?.length ?? 0;
+    counts.thresholds += service.thresholds?.length ?? 0;
+    for (const field of Object.values(service.fields ?? {})) {
       counts.fields += 1;
-      counts.mappings += field.mappings.length;
-      counts.thresholds += field.thresholds.length;
+      counts.mappings += field.mappings?.length ?? 0;
+      counts.thresholds += field.thresholds?.length ?? 0;
     }
   }
   return counts;
