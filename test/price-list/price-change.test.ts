@@ -100,6 +100,7 @@ describe(`a scheduled price change on ${testDatabaseKind()}`, () => {
     ]);
     const after = await exported(t, later);
     expect(after.revision).toBe(diff.revision);
+    expect(after.at).toBe(later);
     expect(after.services.compute.fields.flavor.mappings).toEqual([
       { value: 'm1.large', cost: '4', name: 'large' },
       { value: 'm1.small', cost: '2.5', name: 'small' },

@@ -35,6 +35,9 @@ describe(`price list round trip on ${testDatabaseKind()}`, () => {
 
           const original = await exported(first);
           expect(original.revision).toBe(1);
+          // `at`: the time the export shows, whole seconds, UTC with +00:00 (docs/price-list.md §1).
+          expect(original.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
+          expect(Math.abs(Date.parse(original.at) - Date.now())).toBeLessThan(60_000);
           // The fixed rules, exactly: decimals normalized, defaults left out, names kept, the
           // scheduled mapping with its start, the ending one with its end, numbers as text.
           expect(original.services.compute).toEqual(fixedExport(times));

@@ -96,6 +96,7 @@ export class PriceList {
       const states = await this.states.listIn(db);
       const document: Record<string, unknown> = {
         revision,
+        at: formatApiDateTime(at),
         modules: Object.fromEntries(states.map((state) => [state.name, { enabled: state.enabled, priority: state.priority }])),
       };
       for (const { section } of this.sections) Object.assign(document, await section.exportSection(db, at, this.database.storedDateTimes));

@@ -28,6 +28,7 @@ const ModuleStateEntry = Type.Object(
 export function priceListSchema(modules: ModuleSet): TSchema {
   const members: Record<string, TSchema> = {
     revision: Type.Optional(Type.Integer({ minimum: 0, description: "The configuration's write counter at export; ignored on apply." })),
+    at: Type.Optional(Type.String({ description: 'The time the export shows (ISO 8601); ignored on apply.' })),
     modules: Type.Optional(NamedMap({ pattern: '^[A-Za-z][A-Za-z0-9_]*$' }, ModuleStateEntry, 'Rating modules by name: enabled and priority.')),
   };
   for (const module of modules.all) {
