@@ -30,7 +30,7 @@ const USAGE = `usage: node bench/price-list.js [options]
   --databases LIST     comma-separated: sqlite, postgres, mysql (default: all three)
   --services N         services in the document, 100 mappings each (default 100: 10,000 mappings)
   --changed N          costs changed for the dry-run diff (default 100)
-  --runs N             timed runs of each diff and export, the median is reported (default 3)
+  --runs N             timed runs of each diff and export, the median is reported (default 5)
   --ck-services N      services of CloudKitty 17's sample (default 10: 1,000 mappings)
   --no-cloudkitty      skip the CloudKitty 17 baseline
   --no-tariff          only the CloudKitty 17 baseline
@@ -50,7 +50,7 @@ function parseOptions(argv) {
       databases: { type: 'string', default: DATABASE_KINDS.join(',') },
       services: { type: 'string', default: '100' },
       changed: { type: 'string', default: '100' },
-      runs: { type: 'string', default: '3' },
+      runs: { type: 'string', default: '5' },
       'ck-services': { type: 'string', default: '10' },
       'no-cloudkitty': { type: 'boolean', default: false },
       'no-tariff': { type: 'boolean', default: false },
@@ -201,6 +201,7 @@ async function benchTariff(kind, documents, options, tmp, result) {
       yaml: (await timed(`${base}?dry_run=true`, 'POST', { body: documents.yaml, contentType: 'application/yaml' })).seconds,
     };
     await settle(server.pid);
+    result.rss_mb_after_warmup = memoryMB(server.pid);
 
     log(`${kind}: applying ${documents.counts.mappings} mappings (${(documents.json.length / 1e6).toFixed(2)} MB of JSON)`);
     const apply = await timed(base, 'POST', { body: documents.json, contentType: 'application/json' });
@@ -351,7 +352,7 @@ function table(results, options, documents) {
     if (t?.memory_end) {
       const peak = t.memory_end.hwm;
       lines.push(
-        `| server RSS (VmHWM, whole run) | ${DB_TITLE[kind]} | ${peak} MB (VmRSS at end ${t.memory_end.rss} MB) | ${c?.uwsgi_rss_mb ? `uWSGI ${c.uwsgi_rss_mb} MB (master + 1 worker, after the sample)` : '–'} | – | < ${TARGETS.rssMB} MB | ${peak < TARGETS.rssMB ? 'yes' : 'NO'} | ${peak} MB |`,
+        `| server RSS (VmHWM, whole run) | ${DB_TITLE[kind]} | ${peak} MB (VmRSS: ${t.rss_mb_at_start?.rss} MB at start, ${t.rss_mb_after_warmup?.rss} MB after the warm-up dry runs, ${t.memory_end.rss} MB at the end) | ${c?.uwsgi_rss_mb ? `uWSGI ${c.uwsgi_rss_mb} MB (master + 1 worker, after the sample)` : '–'} | – | < ${TARGETS.rssMB} MB | ${peak < TARGETS.rssMB ? 'yes' : 'NO'} | ${peak} MB |`,
       );
     }
   }
