@@ -1,6 +1,7 @@
 /**
  * The `tariff` command: `tariff serve` (default) runs the API; `tariff db upgrade` applies the
- * migrations and exits. Configuration comes from the environment (see config.ts).
+ * migrations and exits; `tariff price-list …` is the operator's client of a running server
+ * (src/client/). Configuration comes from the environment (see config.ts; the client's: client/settings.ts).
  */
 import { ConfigurationError, loadConfig } from './config.js';
 import { TariffError } from './kernel/errors.js';
@@ -8,14 +9,18 @@ import { DatabaseOpenError, openDatabase } from './database/connection.js';
 import { MigrationError, upgradeDatabase, type UpgradeReport } from './database/migrate.js';
 import { startServer } from './server.js';
 import { ratingModules } from './application.js';
+import { PRICE_LIST_USAGE } from './client/arguments.js';
+import { runPriceListCommand } from './client/price-list-commands.js';
+import { processEnvironment } from './client/settings.js';
 
-const USAGE = `usage: tariff [serve | db upgrade [--dry-run]]
+const USAGE = `usage: tariff [serve | db upgrade [--dry-run] | price-list export|diff|apply ...]
 
   serve                 run the rating API (TARIFF_HOST, TARIFF_PORT, TARIFF_DATABASE_URL, TARIFF_LOG_LEVEL)
   db upgrade            apply the database migrations to TARIFF_DATABASE_URL and exit; a CloudKitty
                         17-22 database has its rating tables upgraded in place (README: Migrating
                         from CloudKitty)
-  db upgrade --dry-run  print what 'db upgrade' would change, changing nothing`;
+  db upgrade --dry-run  print what 'db upgrade' would change, changing nothing
+${PRICE_LIST_USAGE}`;
 
 async function serve(): Promise<void> {
   const server = await startServer(loadConfig());
@@ -75,6 +80,9 @@ async function upgrade(dryRun: boolean): Promise<void> {
 
 /** Runs the command line; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'price-list') {
+    return runPriceListCommand(argv.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, environment: processEnvironment() });
+  }
   const command = argv.join(' ');
   try {
     if (command === '' || command === 'serve') await serve();

@@ -1,0 +1,94 @@
+/**
+ * One HTTP exchange with a deadline, over node:http(s) so the caller learns when the request body
+ * has been sent (the progress shows "waiting for the server" only from then on). Network failures
+ * and the deadline become {@link ClientError}s naming the URL.
+ */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { ClientError } from './errors.js';
+
+/** What to send. */
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  /** Longest wait for the whole answer, in milliseconds. */
+  timeoutMs: number;
+  /** Why the wait is bounded, for the timeout's message (e.g. `TARIFF_CLIENT_TIMEOUT_SECONDS`). */
+  timeoutSetting: string;
+  /** Added to the timeout's message (e.g. that an apply may still be running on the server). */
+  timeoutHint?: string;
+  /** Called once the request (with its body) has been handed to the network. */
+  onSent?: () => void;
+}
+
+/** The answer, read whole. */
+export interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/** The one-line reason of a network error (`connection refused`, `host not found`, …). */
+function describeNetworkError(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (is the server running, and is this its address?)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ECONNRESET':
+      return 'the connection was reset';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    default:
+      return error.message;
+  }
+}
+
+/**
+ * Sends `request` and reads the answer.
+ *
+ * @throws ClientError on a network failure or when no complete answer came within `timeoutMs`.
+ */
+export function exchange(request: HttpRequest): Promise<HttpAnswer> {
+  const url = new URL(request.url);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const seconds = request.timeoutMs / 1000;
+    let settled = false;
+    const fail = (error: ClientError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outgoing.destroy();
+      reject(error);
+    };
+    const headers = { ...request.headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) };
+    const outgoing = send(url, { method: request.method, headers }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('error', (error) => fail(new ClientError(`The answer of ${request.method} ${request.url} broke off: ${describeNetworkError(error)}.`)));
+      incoming.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    const timer = setTimeout(
+      () =>
+        fail(
+          new ClientError(
+            `No answer to ${request.method} ${url.origin}${url.pathname} within ${seconds} s (${request.timeoutSetting}).${request.timeoutHint ? ` ${request.timeoutHint}` : ''}`,
+          ),
+        ),
+      request.timeoutMs,
+    );
+    outgoing.on('error', (error: NodeJS.ErrnoException) => fail(new ClientError(`Cannot reach ${url.origin}: ${describeNetworkError(error)}.`)));
+    outgoing.on('finish', () => request.onSent?.());
+    outgoing.end(request.body);
+  });
+}
