@@ -148,6 +148,71 @@ describe('POST scripts: create', () => {
   });
 });
 
+describe('POST scripts: a name shared by versions (fix: CloudKitty refused a new version with the name of the ended one)', () => {
+  it('lets a script take the name of one it follows, at or after its end, and refuses an intersecting one', async () => {
+    const name = uniqueName('versioned');
+    const first = await createScript({ name, data: 'a = 1', start: '2099-01-01T00:00:00', end: '2099-06-01T00:00:00' });
+    const next = await createScript({ name, data: 'a = 2', start: '2099-06-01T00:00:00', end: '2099-09-01T00:00:00' });
+    const later = await createScript({ name, data: 'a = 3', start: '2099-10-01T00:00:00' });
+    const before = await createScript({ name, data: 'a = 0', start: '2098-01-01T00:00:00', end: '2099-01-01T00:00:00' });
+    expect(new Set([first.script_id, next.script_id, later.script_id, before.script_id]).size).toBe(4);
+    expectFault(
+      await t.post(`${P}/scripts/`, { name, data: 'b', start: '2099-05-31T23:59:59', end: '2099-06-01T00:00:01' }),
+      409,
+      `Script ${name} already exists (UUID: ${first.script_id})`,
+    );
+    expectFault(
+      await t.post(`${P}/scripts/`, { name, data: 'b', start: '2100-01-01T00:00:00' }),
+      409,
+      `Script ${name} already exists (UUID: ${later.script_id})`,
+    );
+    // The gap [2099-09-01, 2099-10-01) is free.
+    await createScript({ name, data: 'a = 2.5', start: '2099-09-01T00:00:00', end: '2099-10-01T00:00:00' });
+    const listed = await t.get(`${P}/scripts/?no_data=true`);
+    expect(listed.body.scripts.filter((script: { name: string }) => script.name === name)).toHaveLength(5);
+  });
+
+  it('lets a script starting now take the name of one that is over', async () => {
+    const name = uniqueName('ended');
+    await createScript({ name, data: 'a = 1', start: daysFromNow(-10), end: daysFromNow(-1) }, { query: '?force=true' });
+    const now = await createScript({ name, data: 'a = 2' });
+    expect(now.name).toBe(name);
+    expectFault(await t.post(`${P}/scripts/`, { name, data: 'c', start: daysFromNow(30) }), 409, `Script ${name} already exists (UUID: ${now.script_id})`);
+  });
+
+  it('refuses an update moving the interval onto that of a script with the same name, and stores nothing', async () => {
+    const name = uniqueName('moved');
+    const first = await createScript({ name, data: 'a = 1', start: '2099-01-01T00:00:00', end: '2099-02-01T00:00:00' });
+    const next = await createScript({ name, data: 'a = 2', start: '2099-02-01T00:00:00', end: '2099-03-01T00:00:00' });
+    expectFault(
+      await t.put(`${P}/scripts/${next.script_id}`, { start: '2099-01-31T23:59:59', data: 'a = 3' }),
+      409,
+      `Script ${name} already exists (UUID: ${first.script_id})`,
+    );
+    expectFault(await t.put(`${P}/scripts/${first.script_id}`, { end: null }), 409, `Script ${name} already exists (UUID: ${next.script_id})`);
+    expect(await getScript(next.script_id)).toEqual(next);
+    expect(await getScript(first.script_id)).toEqual(first);
+    // Other changes do not look at the name; moving apart or meeting exactly is fine.
+    expect((await t.put(`${P}/scripts/${next.script_id}`, { data: 'a = 4', description: 'v2' })).status).toBe(200);
+    expect((await t.put(`${P}/scripts/${next.script_id}`, { start: '2099-02-15T00:00:00' })).status).toBe(200);
+    expect((await t.put(`${P}/scripts/${first.script_id}`, { end: '2099-02-15T00:00:00' })).status).toBe(200);
+  });
+
+  it('refuses a running script a new end that overlaps the next version (409)', async () => {
+    const name = uniqueName('succeeded');
+    const running = await createScript({ name, data: 'a = 1', end: daysFromNow(10) });
+    const next = await createScript({ name, data: 'a = 2', start: running.end });
+    const clash = `Script ${name} already exists (UUID: ${next.script_id})`;
+    expectFault(await t.put(`${P}/scripts/${running.script_id}`, { end: daysFromNow(11) }), 409, clash);
+    expectFault(await t.put(`${P}/scripts/${running.script_id}`, { end: null }), 409, clash);
+    expect((await getScript(running.script_id)).end).toBe(running.end);
+    const earlier = daysFromNow(5);
+    const ended = await t.put(`${P}/scripts/${running.script_id}`, { end: earlier });
+    expect(ended.status, ended.text).toBe(200);
+    expect(ended.body.end).toBe(earlier);
+  });
+});
+
 describe('GET scripts/{id}', () => {
   it('answers 404 for an unknown id, a non-UUID id and a soft-deleted script', async () => {
     const unknown = randomUUID();

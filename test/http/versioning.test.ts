@@ -275,6 +275,47 @@ describe('create: conflicts', () => {
     );
   });
 
+  it('lets a version take the name of the one it follows, at or after its end, on any parent (fix: names shared by versions)', async () => {
+    const serviceId = await createService();
+    const name = `versioned-${++counter}`;
+    const first = await createMapping({ service_id: serviceId, cost: 1, name, start: '2099-01-01T00:00:00', end: '2099-06-01T00:00:00' });
+    // Starting exactly at the end: the same name and key, one after the other.
+    const second = await createMapping({ service_id: serviceId, cost: 2, name, start: '2099-06-01T00:00:00', end: '2099-09-01T00:00:00' });
+    // After a gap, and before the first: on another parent too.
+    const third = await createMapping({ service_id: await createService(), cost: 3, name, start: '2099-10-01T00:00:00' });
+    const before = await createMapping({ service_id: await createService(), cost: 4, name, start: '2098-01-01T00:00:00', end: '2099-01-01T00:00:00' });
+    expect([first, second, third, before].map((mapping) => mapping.name)).toEqual([name, name, name, name]);
+    const listed = await t.get(`${H}/mappings/?all=true`);
+    expect(listed.body.mappings.filter((mapping: any) => mapping.name === name)).toHaveLength(4);
+    // A rule intersecting one of them still clashes on the name, on any parent.
+    expectFault(
+      await t.post(`${H}/mappings/`, { service_id: await createService(), cost: 5, name, start: '2099-02-01T00:00:00', end: '2099-03-01T00:00:00' }),
+      409,
+      `Mapping name '${name}' is already used by mapping ${first.mapping_id}`,
+    );
+    expectFault(
+      await t.post(`${H}/mappings/`, { service_id: await createService(), cost: 5, name, start: '2099-09-01T00:00:00', end: '2099-10-01T00:00:01' }),
+      409,
+      `Mapping name '${name}' is already used by mapping ${third.mapping_id}`,
+    );
+    // The gap [2099-09-01, 2099-10-01) is free.
+    await createMapping({ service_id: await createService(), cost: 6, name, start: '2099-09-01T00:00:00', end: '2099-10-01T00:00:00' });
+  });
+
+  it('lets a rule starting now take the name of a rule that is over', async () => {
+    const serviceId = await createService();
+    const name = `ended-${++counter}`;
+    await createMapping({ service_id: serviceId, cost: 1, name, start: daysFromNow(-10), end: daysFromNow(-1) }, '?force=true');
+    const now = await createMapping({ service_id: serviceId, cost: 2, name });
+    expect(now.name).toBe(name);
+    // And the running one blocks the name for any rule intersecting it.
+    expectFault(
+      await t.post(`${H}/mappings/`, { service_id: await createService(), cost: 3, name, start: daysFromNow(30) }),
+      409,
+      `Mapping name '${name}' is already used by mapping ${now.mapping_id}`,
+    );
+  });
+
   it('lets a soft-deleted mapping block nothing: neither its key nor its name', async () => {
     const serviceId = await createService();
     const old = await createMapping({ service_id: serviceId, cost: 1, name: 'reusable' });
@@ -428,6 +469,26 @@ describe('update: a rule not started yet', () => {
     expect(await getMapping(c.mapping_id)).toEqual(c);
   });
 
+  it('refuses moving its interval onto that of a mapping with the same name (409) and stores nothing', async () => {
+    const name = `moved-${++counter}`;
+    const first = await createMapping({ service_id: await createService(), cost: 1, name, start: '2099-01-01T00:00:00', end: '2099-02-01T00:00:00' });
+    const next = await createMapping({ service_id: await createService(), cost: 2, name, start: '2099-02-01T00:00:00', end: '2099-03-01T00:00:00' });
+    const clash = `Mapping name '${name}' is already used by mapping ${first.mapping_id}`;
+    expectFault(await t.put(`${H}/mappings/`, { mapping_id: next.mapping_id, start: '2099-01-31T23:59:59' }), 409, clash);
+    expectFault(
+      await t.put(`${H}/mappings/`, { mapping_id: first.mapping_id, end: null }),
+      409,
+      `Mapping name '${name}' is already used by mapping ${next.mapping_id}`,
+    );
+    expect(await getMapping(next.mapping_id)).toEqual(next);
+    expect(await getMapping(first.mapping_id)).toEqual(first);
+    // Moving apart, or to meet exactly, is fine.
+    const moved = await t.put(`${H}/mappings/`, { mapping_id: next.mapping_id, start: '2099-02-15T00:00:00' });
+    expect(moved.status, moved.text).toBe(200);
+    const met = await t.put(`${H}/mappings/`, { mapping_id: first.mapping_id, end: '2099-02-15T00:00:00' });
+    expect(met.status, met.text).toBe(200);
+  });
+
   it('does not clash with itself when its own interval changes', async () => {
     const created = await createMapping({
       service_id: await createService(),
@@ -512,6 +573,20 @@ describe('update: a running rule', () => {
       `Mapping 'None' already exists for service '${serviceId}', tenant: 'None'`,
     );
     expect((await getMapping(running.mapping_id)).end).toBe(end);
+  });
+
+  it('refuses a new end that makes it overlap the next version of its name (409)', async () => {
+    const name = `succeeded-${++counter}`;
+    const running = await createMapping({ service_id: await createService(), cost: 1, name, end: daysFromNow(10) });
+    const next = await createMapping({ service_id: await createService(), cost: 2, name, start: running.end });
+    const clash = `Mapping name '${name}' is already used by mapping ${next.mapping_id}`;
+    expectFault(await t.put(`${H}/mappings/`, { mapping_id: running.mapping_id, end: daysFromNow(11) }), 409, clash);
+    expectFault(await t.put(`${H}/mappings/`, { mapping_id: running.mapping_id, end: null }), 409, clash);
+    expect((await getMapping(running.mapping_id)).end).toBe(running.end);
+    const earlier = daysFromNow(5);
+    const ended = await t.put(`${H}/mappings/`, { mapping_id: running.mapping_id, end: earlier });
+    expect(ended.status, ended.text).toBe(200);
+    expect(ended.body.end).toBe(earlier);
   });
 
   it('accepts the whole GET object echoed back (as the CLI does), cost as a string', async () => {

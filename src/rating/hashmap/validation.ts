@@ -105,21 +105,23 @@ export interface LiveMapping extends MappingKey, Validity {
 
 /** What the database found that a mapping may clash with (live mappings only). */
 export interface MappingClashes {
-  /** Ids of live mappings with the same name. */
-  sameName: readonly string[];
+  /** Live mappings with the same name. */
+  sameName: readonly (Validity & { mappingId: string })[];
   /** Live mappings with the same parent, value, tenant and group (null equals null). */
   sameKey: readonly (Validity & { mappingId: string })[];
 }
 
 /**
- * The conflict a mapping would cause: a name already used, or the same key with an intersecting
- * validity interval (half-open, see `intervalsOverlap`). The mapping itself is never a clash.
+ * The conflict a mapping would cause: the same name, or the same key, with an intersecting
+ * validity interval (half-open, see `intervalsOverlap`). A name is shared by a rule's versions:
+ * a mapping may take the name of one whose interval it does not intersect (fix: CloudKitty refused
+ * a new version with the name of the ended one). The mapping itself is never a clash.
  *
  * @returns the 409 to raise, or null.
  */
 export function findMappingConflict(candidate: LiveMapping, clashes: MappingClashes): ConflictError | null {
-  const namesake = clashes.sameName.find((mappingId) => mappingId !== candidate.mappingId);
-  if (namesake !== undefined) return mappingNameUsed(candidate.name, namesake);
+  const namesake = clashes.sameName.find((other) => other.mappingId !== candidate.mappingId && intervalsOverlap(candidate, other));
+  if (namesake !== undefined) return mappingNameUsed(candidate.name, namesake.mappingId);
   const overlapping = clashes.sameKey.find((other) => other.mappingId !== candidate.mappingId && intervalsOverlap(candidate, other));
   return overlapping ? mappingExists(candidate.value, candidate.parent, candidate.tenantId) : null;
 }
@@ -141,7 +143,7 @@ export interface MappingUpdatePlan {
   changes: Partial<Pick<Mapping, 'value' | 'type' | 'cost' | 'group_id' | 'tenant_id' | 'description' | 'start' | 'end'>>;
   /** The mapping as it will be, for the conflict test. */
   result: Mapping;
-  /** Whether the key or the interval changes, so conflicts must be looked for again. */
+  /** Whether the key or the interval changes, so conflicts (key and name) must be looked for again. */
   needsConflictCheck: boolean;
 }
 

@@ -11,8 +11,9 @@ import { scriptTables, type PyscriptsDb } from './tables.js';
 import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
 import { compareCodePoints } from '../common/text.js';
 import { ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
-import { noSuchScript, scriptExists } from './errors.js';
-import { planScriptUpdate, scriptChecksum, type ScriptDraft } from './validation.js';
+import { validityOf } from '../common/versioning.js';
+import { noSuchScript } from './errors.js';
+import { findScriptConflict, planScriptUpdate, scriptChecksum, type ScriptDraft, type ScriptVersion } from './validation.js';
 import type { Script, ScriptUpdateBody } from './schemas.js';
 
 const SUMMARY_COLUMNS = [
@@ -130,19 +131,34 @@ export class ScriptRepository {
     return toScript(row, this.database.storedDateTimes) as Required<Script>;
   }
 
-  /** Creates a script in one transaction. @throws ConflictError when a live script has the name. */
+  /**
+   * The live scripts named `name`, with their validity: where a name conflict can come from. Runs
+   * while the configuration write lock is held.
+   */
+  private async namesakes(transaction: PyscriptsDb, name: string): Promise<ScriptVersion[]> {
+    const times = this.database.storedDateTimes;
+    const rows = await transaction
+      .selectFrom('pyscripts_scripts')
+      .select(['script_id', 'start', 'end'])
+      .where('name', '=', name)
+      .where('deleted', 'is', null)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({ scriptId: row.script_id, start: times.fromStorage(row.start), end: row.end === null ? null : times.fromStorage(row.end) }));
+  }
+
+  /**
+   * Creates a script in one transaction.
+   *
+   * @throws ConflictError when a live script with the name has an intersecting validity interval.
+   */
   create(draft: ScriptDraft, audit: Audit): Promise<Required<Script>> {
     return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
       const transaction = scriptTables(tariffTransaction);
       await serialize();
-      const existing = await transaction
-        .selectFrom('pyscripts_scripts')
-        .select('script_id')
-        .where('name', '=', draft.name)
-        .where('deleted', 'is', null)
-        .executeTakeFirst();
-      if (existing) throw scriptExists(draft.name, existing.script_id);
       const scriptId = randomUUID();
+      const conflict = findScriptConflict({ scriptId, name: draft.name, start: draft.start, end: draft.end }, await this.namesakes(transaction, draft.name));
+      if (conflict) throw conflict;
       await transaction
         .insertInto('pyscripts_scripts')
         .values({
@@ -165,7 +181,8 @@ export class ScriptRepository {
    * Updates a live script in one transaction (api.md §6); a changed source must pass
    * `checkSource` (after the rule-state checks, before anything is written).
    *
-   * @throws NotFoundError, BadRequestError.
+   * @throws NotFoundError, BadRequestError; ConflictError when a changed interval intersects that
+   *   of a live script with the same name.
    */
   update(
     uuid: string,
@@ -177,8 +194,13 @@ export class ScriptRepository {
       const transaction = scriptTables(tariffTransaction);
       await serialize();
       const stored = await this.getLive(transaction, uuid);
-      const { changes, result } = planScriptUpdate(stored, body, audit.now);
+      const { changes, result, intervalChanged } = planScriptUpdate(stored, body, audit.now);
+      // As on create: a changed source is checked before the name conflict.
       if (changes.data !== undefined) await checkSource(result.name, result.data);
+      if (intervalChanged) {
+        const conflict = findScriptConflict({ scriptId: uuid, name: stored.name, ...validityOf(result) }, await this.namesakes(transaction, stored.name));
+        if (conflict) throw conflict;
+      }
       await transaction
         .updateTable('pyscripts_scripts')
         .set({

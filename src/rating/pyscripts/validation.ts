@@ -1,8 +1,10 @@
-/** PyScripts request validation (api.md §5-§6), pure: create bodies, update plans, checksums. */
+/** PyScripts request validation (api.md §5-§6), pure: create bodies, update plans, conflicts, checksums. */
 import { createHash } from 'node:crypto';
+import type { ConflictError } from '../../kernel/errors.js';
 import { parseDateTime } from '../common/datetime.js';
-import { checkNewValidity, checkValidityUpdate, validityOf, type Validity } from '../common/versioning.js';
+import { checkNewValidity, checkValidityUpdate, intervalsOverlap, validityOf, type Validity } from '../common/versioning.js';
 import { diffUpdate, lowercaseUuid, VERSIONED_RULE_ATTRIBUTES, type AttributeRule } from '../common/update.js';
+import { scriptExists } from './errors.js';
 import type { Script, ScriptCreateBody, ScriptUpdateBody } from './schemas.js';
 
 /** A script to create, validated. */
@@ -31,6 +33,22 @@ export function parseScriptCreate(body: ScriptCreateBody, now: Date, force: bool
   return { name: body.name, data: body.data ?? '', description: body.description ?? null, start, end };
 }
 
+/** A live script with a given name, as the conflict test sees it. */
+export interface ScriptVersion extends Validity {
+  scriptId: string;
+}
+
+/**
+ * The 409 for a script whose name a live script with an intersecting validity interval has
+ * (half-open, see `intervalsOverlap`), or null. A name is shared by a script's versions: a script
+ * may take the name of one whose interval it does not intersect (fix: CloudKitty refused a new
+ * version with the name of the ended one). The script itself is never a clash.
+ */
+export function findScriptConflict(candidate: ScriptVersion & { name: string }, namesakes: readonly ScriptVersion[]): ConflictError | null {
+  const clash = namesakes.find((other) => other.scriptId !== candidate.scriptId && intervalsOverlap(candidate, other));
+  return clash ? scriptExists(candidate.name, clash.scriptId) : null;
+}
+
 /**
  * Plans a script update (api.md §6): `data`, `description`, `start`, `end` may change while the
  * script has not started; a running script may only change `end`. An echoed `checksum` is
@@ -38,7 +56,11 @@ export function parseScriptCreate(body: ScriptCreateBody, now: Date, force: bool
  *
  * @throws BadRequestError with CloudKitty's messages.
  */
-export function planScriptUpdate(stored: Required<Script>, body: ScriptUpdateBody, now: Date): { changes: Partial<Script>; result: Required<Script> } {
+export function planScriptUpdate(
+  stored: Required<Script>,
+  body: ScriptUpdateBody,
+  now: Date,
+): { changes: Partial<Script>; result: Required<Script>; intervalChanged: boolean } {
   const newChecksum = typeof body.data === 'string' ? scriptChecksum(body.data) : stored.checksum;
   const attributes: Record<string, AttributeRule> = {
     ...VERSIONED_RULE_ATTRIBUTES,
@@ -50,5 +72,5 @@ export function planScriptUpdate(stored: Required<Script>, body: ScriptUpdateBod
   const result = { ...stored, ...changes } as Required<Script>;
   checkValidityUpdate(validityOf(stored), validityOf(result), changed, now);
   if ('data' in changes) result.checksum = newChecksum;
-  return { changes: changes, result };
+  return { changes: changes, result, intervalChanged: changed.includes('start') || changed.includes('end') };
 }

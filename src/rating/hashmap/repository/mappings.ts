@@ -92,11 +92,14 @@ async function clashCandidates(transaction: HashmapDb, candidate: LiveMapping, t
     .where((eb) => eb.and([nullSafeEquals(eb, 'value', candidate.value), nullSafeEquals(eb, 'tenant_id', candidate.tenantId)]))
     .where((eb) => (groupKey === null ? eb('group_id', 'is', null) : eb('group_id', '=', groupKey)));
   const rows = await byName.unionAll(byKey).execute();
+  const validity = (row: (typeof rows)[number]) => ({
+    mappingId: row.mapping_id,
+    start: times.fromStorage(row.start),
+    end: row.end === null ? null : times.fromStorage(row.end),
+  });
   return {
-    sameName: rows.filter((row) => row.clash === 'name').map((row) => row.mapping_id),
-    sameKey: rows
-      .filter((row) => row.clash === 'key')
-      .map((row) => ({ mappingId: row.mapping_id, start: times.fromStorage(row.start), end: row.end === null ? null : times.fromStorage(row.end) })),
+    sameName: rows.filter((row) => row.clash === 'name').map(validity),
+    sameKey: rows.filter((row) => row.clash === 'key').map(validity),
   };
 }
 
