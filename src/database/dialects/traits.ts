@@ -197,7 +197,10 @@ export interface DialectTraits {
    * {@link exactTextCollation}); `undefined` for nothing.
    */
   tableOptions(exactCollation: string | undefined): string | undefined;
-  /** Whether `CREATE UNIQUE INDEX ... WHERE` (a partial index) exists; without it a rule is kept by the write transaction alone. */
+  /**
+   * Whether `CREATE UNIQUE INDEX ... WHERE` (a partial index) exists: earlier Tariff versions made
+   * the `uniq_*_live_name` indexes only there, which migrations `*_0002_names_by_validity` drop.
+   */
   readonly partialIndexes: boolean;
   /** Whether a foreign key gets an index by itself (InnoDB); elsewhere the migrations create one. */
   readonly indexesForeignKeys: boolean;
