@@ -33,7 +33,7 @@ function isShown(name: string): boolean {
 export function formatValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value !== 'string') return typeof value === 'object' ? JSON.stringify(value) : String(value);
-  const lines = value.split('\n').length;
+  const lines = value.replace(/\n$/, '').split('\n').length;
   if (lines > 1 || value.length > LONGEST_SHOWN) {
     const head = JSON.stringify(value.slice(0, 30)).slice(0, -1);
     return `${head}…" (${lines} line${lines === 1 ? '' : 's'}, ${value.length} characters)`;
