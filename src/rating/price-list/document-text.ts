@@ -10,8 +10,9 @@
  */
 import { parse as parseLossless, isLosslessNumber } from 'lossless-json';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Alias, type Document, type Node as YamlNode } from 'yaml';
+import { BadRequestError } from '../../kernel/errors.js';
 import type { DocumentPath } from '../contract/price-list-section.js';
-import { PriceListProblems } from './problems.js';
+import type { PriceListProblems, TextPosition } from './problems.js';
 
 /** Limits on what a document may expand to. */
 export interface DocumentTextLimits {
@@ -19,12 +20,6 @@ export interface DocumentTextLimits {
   maxAliases: number;
   /** Deepest nesting of maps and lists (`TARIFF_JSON_MAX_DEPTH`). */
   maxDepth: number;
-}
-
-/** A position in the text, 1-based. */
-export interface TextPosition {
-  line: number;
-  column: number;
 }
 
 /** A document's values with the number texts and positions its text gave. */
@@ -50,6 +45,11 @@ function setMember(target: Record<string, unknown>, key: string, value: unknown)
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** The 400 every JSON endpoint answers for a body nested too deeply (http/input-text.ts), YAML included. */
+function tooDeep(maxDepth: number): BadRequestError {
+  return new BadRequestError(`Invalid input in body: JSON nested deeper than ${maxDepth} levels (TARIFF_JSON_MAX_DEPTH).`);
+}
+
 /** The line and column of a character offset. */
 function positionIn(text: string, offset: number): TextPosition {
   const before = text.slice(0, offset);
@@ -69,7 +69,7 @@ function readJson(text: string, problems: PriceListProblems, maxDepth: number): 
       },
     });
   } catch (error) {
-    if (error instanceof RangeError) problems.add([], `nested too deeply (at most ${maxDepth} levels)`);
+    if (error instanceof RangeError) throw tooDeep(maxDepth);
     else {
       const message = (error as Error).message;
       const offset = /at position (\d+)/.exec(message)?.[1];
@@ -78,10 +78,7 @@ function readJson(text: string, problems: PriceListProblems, maxDepth: number): 
     return { value: undefined, numbers };
   }
   const convert = (node: unknown, path: (string | number)[]): unknown => {
-    if (path.length > maxDepth) {
-      problems.add(path, `nested too deeply (at most ${maxDepth} levels)`);
-      return null;
-    }
+    if (path.length >= maxDepth) throw tooDeep(maxDepth);
     if (isLosslessNumber(node)) {
       numbers.set(pathKey(path), node.value);
       return Number(node.value);
@@ -110,10 +107,7 @@ class YamlReader {
   ) {}
 
   read(node: unknown, path: (string | number)[]): unknown {
-    if (path.length > this.limits.maxDepth) {
-      this.problems.add(path, `nested too deeply (at most ${this.limits.maxDepth} levels)`);
-      return null;
-    }
+    if (path.length >= this.limits.maxDepth) throw tooDeep(this.limits.maxDepth);
     if (isAlias(node)) return this.readAlias(node, path);
     if (isScalar(node)) {
       if (typeof node.value === 'number') {
@@ -198,7 +192,9 @@ function yamlPositions(text: string): ((path: DocumentPath) => TextPosition | un
 /**
  * Reads a document's text.
  *
- * @returns the document; its problems (syntax, duplicate keys, aliases, depth) in `problems`.
+ * @returns the document; its problems (syntax, duplicate keys, aliases) in `problems`.
+ * @throws BadRequestError for nesting deeper than `limits.maxDepth` (a container's children at
+ *   depth `maxDepth` + 1), worded as for every JSON body.
  */
 export function readDocumentText(text: string, format: DocumentFormat, limits: DocumentTextLimits, problems: PriceListProblems): ParsedDocument {
   if (format === 'json') {

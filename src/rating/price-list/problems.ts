@@ -5,7 +5,12 @@
  */
 import { TariffError } from '../../kernel/errors.js';
 import type { DocumentPath } from '../contract/price-list-section.js';
-import type { TextPosition } from './document-text.js';
+
+/** A position in the text, 1-based. */
+export interface TextPosition {
+  line: number;
+  column: number;
+}
 
 /** One problem, as the fault lists it. */
 export interface PriceListProblem {

@@ -49,12 +49,15 @@ const Diff = Type.Object({
   counts: Type.Record(Type.String(), Type.Integer()),
   changes: Type.Array(Change),
 });
-const InvalidDocument = Type.Object({
-  ...faultSchema().properties,
-  problems: Type.Optional(
-    Type.Array(Type.Object({ path: Type.String(), line: Type.Optional(Type.Integer()), column: Type.Optional(Type.Integer()), message: Type.String() })),
-  ),
-});
+const InvalidDocument = Type.Object(
+  {
+    ...faultSchema().properties,
+    problems: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), line: Type.Optional(Type.Integer()), column: Type.Optional(Type.Integer()), message: Type.String() })),
+    ),
+  },
+  { description: 'Bad input; a malformed document lists every problem in `problems`, with its path (and line and column)' },
+);
 
 /** The answer's format from `Accept`: YAML when a YAML type is asked for before JSON. */
 function answerFormat(request: FastifyRequest): DocumentFormat {
