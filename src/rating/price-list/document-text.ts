@@ -3,13 +3,18 @@
  * values lose: each number's source text (`0.10` stays `0.10`, so costs are exact decimals as
  * written) and, for problems, where a path is in the text (line and column).
  *
- * JSON is read by `lossless-json` (numbers as their text, several times faster than the YAML
- * parser); YAML by `yaml` (YAML 1.2 core schema: `yes` is a string, `0.1` a number). Both report
- * duplicate keys. YAML aliases are expanded here, within limits (fix: an alias bomb, a few
- * hundred bytes that expand to billions of nodes, must not reach the server's memory).
+ * JSON is read by `lossless-json` (numbers as their text); YAML by `js-yaml` (YAML 1.2 core
+ * schema: `yes` is a string, `0.1` a number), with its int and float types keeping their text.
+ * js-yaml, not `yaml`: on a 10,000-rule document it reads in 30-70 ms and a few MB where `yaml`'s
+ * document model takes 700-900 ms and 75 MB (measured here), which kept the server under 300 MB
+ * (bench/price-list.js). `yaml` is used only on the way out of a refused document, to tell the
+ * line and column of each problem's path. Both readers report duplicate keys. YAML aliases are
+ * counted as they are expanded, within a limit (fix: an alias bomb, a few hundred bytes that
+ * expand to billions of nodes, must not reach the server's memory).
  */
+import jsYaml from 'js-yaml';
 import { parse as parseLossless, isLosslessNumber } from 'lossless-json';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Alias, type Document, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
 import { BadRequestError } from '../../kernel/errors.js';
 import type { DocumentPath } from '../contract/price-list-section.js';
 import type { PriceListProblems, TextPosition } from './problems.js';
@@ -35,15 +40,32 @@ export interface ParsedDocument {
 /** The body formats: JSON or YAML. */
 export type DocumentFormat = 'json' | 'yaml';
 
-/** Joins a path into a map key (`\u0000` cannot appear in a checked key). */
-function pathKey(path: DocumentPath): string {
-  return path.join('\u0000');
+/** A YAML number as written (`0.10`, `1e3`, `0x1F`); a key written as a number is its text. */
+class YamlNumber {
+  constructor(readonly value: string) {}
+
+  toString(): string {
+    return this.value;
+  }
 }
 
-/** Keeps `value` as an own property even when its key is `__proto__` (refused later, with a path). */
-function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+/** The types of YAML 1.2's core schema, as js-yaml exports them (its typings leave `types` out). */
+const coreTypes = (jsYaml as unknown as { types: Record<'null' | 'bool' | 'int' | 'float', jsYaml.Type> }).types;
+
+/** js-yaml's int or float type, constructing a {@link YamlNumber} that keeps the text. */
+function keepingText(tag: string, type: jsYaml.Type): jsYaml.Type {
+  return new jsYaml.Type(tag, {
+    kind: 'scalar',
+    resolve: (data: string) => (type.resolve as (data: string) => boolean)(data),
+    construct: (data: string) => new YamlNumber(data),
+    instanceOf: YamlNumber,
+  });
 }
+
+/** YAML 1.2's core schema (null, bool, int, float, str, seq, map), numbers kept as text; no other tags. */
+const YAML_SCHEMA = jsYaml.FAILSAFE_SCHEMA.extend({
+  implicit: [coreTypes.null, coreTypes.bool, keepingText('tag:yaml.org,2002:int', coreTypes.int), keepingText('tag:yaml.org,2002:float', coreTypes.float)],
+});
 
 /** The 400 every JSON endpoint answers for a body nested too deeply (http/input-text.ts), YAML included. */
 function tooDeep(maxDepth: number): BadRequestError {
@@ -57,105 +79,96 @@ function positionIn(text: string, offset: number): TextPosition {
   return { line, column: offset - before.lastIndexOf('\n') };
 }
 
-/** Reads JSON text; a syntax error or duplicate key becomes a problem. */
-function readJson(text: string, problems: PriceListProblems, maxDepth: number): { value: unknown; numbers: Map<string, string> } {
-  const numbers = new Map<string, string>();
-  let raw: unknown;
-  try {
-    raw = parseLossless(text, null, {
-      onDuplicateKey: ({ key, position }) => {
-        problems.add([], `duplicate key '${key}'`, positionIn(text, position));
-        return undefined;
-      },
-    });
-  } catch (error) {
-    if (error instanceof RangeError) throw tooDeep(maxDepth);
-    else {
-      const message = (error as Error).message;
-      const offset = /at position (\d+)/.exec(message)?.[1];
-      problems.add([], `not valid JSON: ${message}`, offset === undefined ? undefined : positionIn(text, Number(offset)));
-    }
-    return { value: undefined, numbers };
-  }
-  const convert = (node: unknown, path: (string | number)[]): unknown => {
-    if (path.length >= maxDepth) throw tooDeep(maxDepth);
-    if (isLosslessNumber(node)) {
-      numbers.set(pathKey(path), node.value);
-      return Number(node.value);
-    }
-    if (Array.isArray(node)) return node.map((item, index) => convert(item, [...path, index]));
-    if (node !== null && typeof node === 'object') {
-      const result: Record<string, unknown> = {};
-      for (const [key, child] of Object.entries(node)) setMember(result, key, convert(child, [...path, key]));
-      return result;
-    }
-    return node;
-  };
-  return { value: convert(raw, []), numbers };
+/** Joins a path into a map key (`\u0000` cannot appear in a checked key). */
+function pathKey(path: DocumentPath): string {
+  return path.join('\u0000');
 }
 
-/** Expands a YAML document into plain values, counting aliases and depth. */
-class YamlReader {
+/** Keeps `value` as an own property even when its key is `__proto__`. */
+function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * Turns a parser's tree into plain values, numbers' texts by path. An object met twice is a YAML
+ * alias (js-yaml shares the anchored object): each counts against `maxAliases`, and one inside
+ * its own anchor is refused.
+ */
+class PlainValues {
   readonly numbers = new Map<string, string>();
+  private readonly seen = new Set<object>();
+  private readonly open = new Set<object>();
   private aliases = 0;
-  private readonly expanding = new Set<YamlNode>();
 
   constructor(
-    private readonly document: Document,
-    private readonly problems: PriceListProblems,
     private readonly limits: DocumentTextLimits,
+    private readonly problems: PriceListProblems,
   ) {}
 
-  read(node: unknown, path: (string | number)[]): unknown {
+  convert(node: unknown, path: (string | number)[]): unknown {
+    if (node instanceof YamlNumber || isLosslessNumber(node)) {
+      const text = (node as { value: string }).value;
+      this.numbers.set(pathKey(path), text);
+      return Number(text);
+    }
+    if (node === null || typeof node !== 'object') return node;
     if (path.length >= this.limits.maxDepth) throw tooDeep(this.limits.maxDepth);
-    if (isAlias(node)) return this.readAlias(node, path);
-    if (isScalar(node)) {
-      if (typeof node.value === 'number') {
-        const text = typeof node.source === 'string' ? node.source : String(node.value);
-        this.numbers.set(pathKey(path), text);
-      }
-      return node.value;
-    }
-    if (isSeq(node)) return node.items.map((item, index) => this.read(item, [...path, index]));
-    if (isMap(node)) {
-      const result: Record<string, unknown> = {};
-      for (const pair of node.items) {
-        const key = isScalar(pair.key) ? pair.key.value : undefined;
-        if (typeof key !== 'string' && typeof key !== 'number') {
-          this.problems.add(path, 'a key must be a plain name');
-          continue;
-        }
-        const name = isScalar(pair.key) && typeof pair.key.source === 'string' && typeof key === 'number' ? pair.key.source : String(key);
-        setMember(result, name, this.read(pair.value ?? null, [...path, name]));
-      }
-      return result;
-    }
-    return node ?? null;
-  }
-
-  private readAlias(node: Alias, path: (string | number)[]): unknown {
-    this.aliases += 1;
-    if (this.aliases > this.limits.maxAliases) {
-      if (this.aliases === this.limits.maxAliases + 1) {
-        this.problems.add(path, `too many aliases: at most ${this.limits.maxAliases} (TARIFF_PRICE_LIST_MAX_ALIASES)`);
-      }
-      return null;
-    }
-    const target = node.resolve(this.document) as YamlNode | undefined;
-    if (target === undefined) {
-      this.problems.add(path, 'alias to an unknown anchor');
-      return null;
-    }
-    if (this.expanding.has(target)) {
+    if (this.open.has(node)) {
       this.problems.add(path, 'alias inside its own anchor');
       return null;
     }
-    this.expanding.add(target);
+    if (this.seen.has(node) && !this.countAlias(path)) return null;
+    this.seen.add(node);
+    this.open.add(node);
     try {
-      return this.read(target, path);
+      if (Array.isArray(node)) return node.map((item, index) => this.convert(item, [...path, index]));
+      const result: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(node)) setMember(result, key, this.convert(child, [...path, key]));
+      return result;
     } finally {
-      this.expanding.delete(target);
+      this.open.delete(node);
     }
+  }
+
+  /** @returns whether the alias is within the limit. */
+  private countAlias(path: DocumentPath): boolean {
+    this.aliases += 1;
+    if (this.aliases <= this.limits.maxAliases) return true;
+    if (this.aliases === this.limits.maxAliases + 1) {
+      this.problems.add(path, `too many aliases: at most ${this.limits.maxAliases} (TARIFF_PRICE_LIST_MAX_ALIASES)`);
+    }
+    return false;
+  }
+}
+
+/** Parses the text with the parser of its format; a syntax error or duplicate key is a problem. */
+function parseText(text: string, format: DocumentFormat, problems: PriceListProblems, maxDepth: number): unknown {
+  try {
+    if (format === 'json') {
+      return parseLossless(text, null, {
+        onDuplicateKey: ({ key, position }) => {
+          problems.add([], `duplicate key '${key}'`, positionIn(text, position));
+          return undefined;
+        },
+      });
+    }
+    const documents: unknown[] = [];
+    jsYaml.loadAll(text, (document) => documents.push(document), { schema: YAML_SCHEMA });
+    if (documents.length !== 1 || documents[0] === undefined || documents[0] === null) {
+      problems.add([], documents.length > 1 ? 'one YAML document is expected, the text holds several' : 'the document is empty');
+      return undefined;
+    }
+    return documents[0];
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeep(maxDepth);
+    if (error instanceof jsYaml.YAMLException) {
+      problems.add([], `not valid YAML: ${error.reason}`, error.mark ? { line: error.mark.line + 1, column: error.mark.column + 1 } : undefined);
+      return undefined;
+    }
+    const message = (error as Error).message;
+    const offset = /at position (\d+)/.exec(message)?.[1];
+    problems.add([], `not valid JSON: ${message}`, offset === undefined ? undefined : positionIn(text, Number(offset)));
+    return undefined;
   }
 }
 
@@ -180,55 +193,32 @@ function locateInYaml(document: Document, lineCounter: LineCounter, path: Docume
   return { line, column: col };
 }
 
-/** Parses YAML (the text may also be JSON) for positions only: a JSON body's problems get lines too. */
-function yamlPositions(text: string): ((path: DocumentPath) => TextPosition | undefined) | undefined {
-  const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: false });
-  if (!Array.isArray(documents) || documents.length !== 1) return undefined;
-  const [document] = documents;
-  return (path) => locateInYaml(document, lineCounter, path);
+/**
+ * Finds paths in the text (YAML or JSON, which is YAML), for problems only: the `yaml` library's
+ * document model keeps every node's position, at a cost paid only when a document is refused.
+ */
+function positionsIn(text: string): (path: DocumentPath) => TextPosition | undefined {
+  let find: ((path: DocumentPath) => TextPosition | undefined) | undefined;
+  return (path) => {
+    if (find === undefined) {
+      const lineCounter = new LineCounter();
+      const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: false });
+      const document = Array.isArray(documents) && documents.length === 1 ? documents[0] : undefined;
+      find = document ? (at) => locateInYaml(document, lineCounter, at) : () => undefined;
+    }
+    return find(path);
+  };
 }
 
 /**
  * Reads a document's text.
  *
  * @returns the document; its problems (syntax, duplicate keys, aliases) in `problems`.
- * @throws BadRequestError for nesting deeper than `limits.maxDepth` (a container's children at
- *   depth `maxDepth` + 1), worded as for every JSON body.
+ * @throws BadRequestError for nesting deeper than `limits.maxDepth`, worded as for every JSON body.
  */
 export function readDocumentText(text: string, format: DocumentFormat, limits: DocumentTextLimits, problems: PriceListProblems): ParsedDocument {
-  if (format === 'json') {
-    const { value, numbers } = readJson(text, problems, limits.maxDepth);
-    let positions: ((path: DocumentPath) => TextPosition | undefined) | undefined | null = null;
-    return {
-      value,
-      numberText: (path) => numbers.get(pathKey(path)),
-      locate: (path) => {
-        // Only for problems: the YAML parser (JSON is YAML) is slow, but tells lines.
-        if (positions === null) positions = yamlPositions(text);
-        return positions?.(path);
-      },
-    };
-  }
-  const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const located = (offset: number | undefined): TextPosition | undefined => {
-    if (offset === undefined) return undefined;
-    const { line, col } = lineCounter.linePos(offset);
-    return { line, column: col };
-  };
-  if (!Array.isArray(documents) || documents.length !== 1) {
-    problems.add([], documents.length === 0 ? 'the document is empty' : 'one YAML document is expected, the text holds several');
-    return { value: undefined, numberText: () => undefined, locate: () => undefined };
-  }
-  const [document] = documents;
-  for (const error of document.errors) problems.add([], error.message.split('\n')[0], located(error.pos[0]));
-  if (document.errors.length > 0) return { value: undefined, numberText: () => undefined, locate: () => undefined };
-  const reader = new YamlReader(document, problems, limits);
-  const value = reader.read(document.contents, []);
-  return {
-    value,
-    numberText: (path) => reader.numbers.get(pathKey(path)),
-    locate: (path) => locateInYaml(document, lineCounter, path),
-  };
+  const raw = parseText(text, format, problems, limits.maxDepth);
+  const plain = new PlainValues(limits, problems);
+  const value = raw === undefined ? undefined : plain.convert(raw, []);
+  return { value, numberText: (path) => plain.numbers.get(pathKey(path)), locate: positionsIn(text) };
 }

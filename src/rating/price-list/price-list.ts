@@ -5,6 +5,7 @@
  * transaction, under the configuration lock, or writes nothing.
  */
 import type { Database } from '../../database/connection.js';
+import { checkInputText } from '../../http/input-text.js';
 import { inReadSnapshot, inWriteTransaction, readRevision, type Transaction } from '../../database/transaction.js';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { formatApiDateTime, formatMessageDateTime } from '../common/datetime.js';
@@ -121,6 +122,8 @@ export class PriceList {
     const problems = new PriceListProblems(this.limits.maxProblems);
     const parsed = readDocumentText(text, format, this.limits, problems);
     problems.throwIfAny(parsed.locate);
+    // As every body: no NUL, no lone surrogate (a JSON `\ud800` escape), no `__proto__` key.
+    checkInputText(parsed.value, 'body', this.limits.maxDepth);
     const document = await this.read(parsed, problems);
     problems.throwIfAny(parsed.locate);
     const context: PlanContext = {

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { stringify as toYaml } from 'yaml';
+import jsYaml from 'js-yaml';
 import { faultResponses, faultSchema } from '../../http/fault-schema.js';
 import { actingUser, requestTime } from '../../http/request.js';
 import { BadRequestError, invalidInput } from '../../kernel/errors.js';
@@ -95,7 +95,7 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
     async (request, reply) => {
       const at = optionalDate(request.query.at, 'at') ?? requestTime();
       const document = await priceList.export(at);
-      if (answerFormat(request) === 'yaml') return reply.type('application/yaml; charset=utf-8').send(toYaml(document, { lineWidth: 0 }));
+      if (answerFormat(request) === 'yaml') return reply.type('application/yaml; charset=utf-8').send(jsYaml.dump(document, { lineWidth: -1, noRefs: true }));
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(document, null, 2) + '\n');
     },
   );
