@@ -25,7 +25,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config.ts', 'test/**', 'bench/**', 'scripts/**', 'bin/**', 'vitest.config.ts', '*.config.*'],
+    // The server's settings are read in src/config.ts; the operator's CLI client reads its own
+    // (TARIFF_URL, OS_*) in src/client/settings.ts.
+    files: ['src/config.ts', 'src/client/settings.ts', 'test/**', 'bench/**', 'scripts/**', 'bin/**', 'vitest.config.ts', '*.config.*'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

@@ -131,6 +131,5 @@ export function readClientSettings(environment: Environment, url?: string): Clie
  * src/config.ts only; these variables are the operator's shell's (`OS_*` as openstackclient reads them).
  */
 export function processEnvironment(): Environment {
-  // eslint-disable-next-line no-restricted-properties -- the CLI client's settings, not the server's (src/config.ts)
   return process.env;
 }
