@@ -1,7 +1,8 @@
 /**
  * Import rules (issue 12), checked by `npm run lint`: no cycles, and no folder imports a folder
  * above it. The layers, bottom to top: src/kernel → src/database → src/auth → src/http →
- * src/rating → src/application.ts, src/server.ts, src/cli.ts (the composition root). Inside a
+ * src/rating → src/application.ts, src/server.ts, src/cli.ts (the composition root); src/client
+ * (the CLI's HTTP client of the price list) stands apart and imports none of them. Inside a
  * layer, a folder may import its sibling folders (rating/hashmap → rating/common) but never the
  * files above it that gather every module (rating/registry.ts, rating/routes.ts).
  */
@@ -11,6 +12,8 @@ const layers = {
   auth: ['kernel', 'database'],
   http: ['kernel', 'database', 'auth'],
   rating: ['kernel', 'database', 'auth', 'http'],
+  // The operator's HTTP client (`tariff price-list`): it talks to a server, it never is one.
+  client: [],
 };
 
 const layerRules = Object.entries(layers).map(([layer, below]) => ({
