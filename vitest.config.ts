@@ -29,6 +29,7 @@ export default defineConfig({
                 'test/adoption/**/*.test.ts',
                 'test/fuzz/**/*.test.ts',
                 'test/cloudkitty-master/**/*.test.ts',
+                'test/price-list/**/*.test.ts',
               ],
         // SQLite has no server to lose; the other databases have no file to kill a writer over.
         // Adopting CloudKitty databases, and sharing one with its processor, is for its production databases only.

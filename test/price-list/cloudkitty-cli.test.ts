@@ -26,7 +26,7 @@ const document: PriceListDocument = {
         flavor_name: {
           mappings: [
             { value: 'm1.large', cost: '0.05', name: 'm1-large' },
-            { value: 'm1.large', type: 'rate', cost: 0.040, tenant_id: 'proj-a', group: 'instance_uptime', name: 'm1-large-a' },
+            { value: 'm1.large', type: 'rate', cost: 0.04, tenant_id: 'proj-a', group: 'instance_uptime', name: 'm1-large-a' },
             { value: 1024, cost: '1.5', name: 'numeric' },
           ],
         },

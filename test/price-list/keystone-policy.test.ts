@@ -38,7 +38,12 @@ describe.skipIf(testDatabaseKind() !== 'sqlite')('the price list under Keystone 
       callServer(server, method, path, body, { headers: token ? { 'x-auth-token': token } : {}, timeoutMs: 30_000 });
     for (const user of ['MEMBER', 'READER'] as const) {
       const token = await keystone.token(user);
-      for (const [method, path, body] of [['GET', PRICE_LIST], ['GET', SCHEMA], ['POST', PRICE_LIST, document], ['POST', `${PRICE_LIST}?dry_run=true`, document]] as const) {
+      for (const [method, path, body] of [
+        ['GET', PRICE_LIST],
+        ['GET', SCHEMA],
+        ['POST', PRICE_LIST, document],
+        ['POST', `${PRICE_LIST}?dry_run=true`, document],
+      ] as const) {
         const answer = await call(token, method, path, body);
         expect({ user, method, path, status: answer.status, body: answer.body }).toEqual({ user, method, path, status: 403, body: DENIED });
       }
@@ -56,7 +61,11 @@ describe.skipIf(testDatabaseKind() !== 'sqlite')('the price list under Keystone 
     const after = await call(admin, 'GET', PRICE_LIST);
     expect(after.body.groups).toEqual(['by-admin']);
     // The rows name the acting user (created_by).
-    const mappings = await call(admin, 'GET', `/v1/rating/module_config/hashmap/mappings?service_id=${(await call(admin, 'GET', '/v1/rating/module_config/hashmap/services')).body.services[0].service_id}`);
+    const mappings = await call(
+      admin,
+      'GET',
+      `/v1/rating/module_config/hashmap/mappings?service_id=${(await call(admin, 'GET', '/v1/rating/module_config/hashmap/services')).body.services[0].service_id}`,
+    );
     expect(mappings.body.mappings.map((mapping: any) => mapping.created_by)).toEqual([keystone.env.KEYSTONE_ADMIN_USER_ID]);
   });
 });

@@ -32,7 +32,12 @@ export function applyPath(query: ApplyQuery = {}): string {
 }
 
 /** POSTs a document (an object is sent as JSON; text as `contentType`). */
-export function apply(t: TestApp, document: PriceListDocument | string | Buffer, query: ApplyQuery = {}, contentType = 'application/json'): Promise<TestResponse> {
+export function apply(
+  t: TestApp,
+  document: PriceListDocument | string | Buffer,
+  query: ApplyQuery = {},
+  contentType = 'application/json',
+): Promise<TestResponse> {
   const body = typeof document === 'string' || Buffer.isBuffer(document) ? document : JSON.stringify(document);
   return t.post(applyPath(query), body, { 'content-type': contentType });
 }
@@ -159,7 +164,10 @@ export const generatedRules: fc.Arbitrary<GeneratedRules> = fc
     groups,
     modules: { hashmap, pyscripts },
     services: services.map((service) => {
-      const parents: { mappings: Rule[]; thresholds: Rule[] }[] = [{ mappings: [], thresholds: [] }, ...service.fields.map(() => ({ mappings: [], thresholds: [] }))];
+      const parents: { mappings: Rule[]; thresholds: Rule[] }[] = [
+        { mappings: [], thresholds: [] },
+        ...service.fields.map(() => ({ mappings: [], thresholds: [] })),
+      ];
       for (const seed of service.seeds) {
         const index = seed.field % parents.length;
         const group = seed.group === undefined ? undefined : groups[seed.group % groups.length];
@@ -203,7 +211,7 @@ export function ruleSetDocument(rules: GeneratedRules, times: { scheduled: strin
         fields: {
           flavor: {
             mappings: [
-              { value: 'm1.small', cost: 0.10, name: 'small-now', description: 'the current price', end: times.scheduled },
+              { value: 'm1.small', cost: 0.1, name: 'small-now', description: 'the current price', end: times.scheduled },
               { value: 'm1.small', cost: '0.12', name: 'small-next', start: times.scheduled },
               { value: 'm1.small', type: 'rate', cost: '0.08', tenant_id: 'proj-a', group: 'fixed_group', name: 'small-proj-a' },
               { value: 'm1.old', cost: '3', name: 'old-flavor', end: times.end },

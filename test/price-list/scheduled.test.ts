@@ -94,7 +94,15 @@ describe(`scheduled applies on ${testDatabaseKind()}`, () => {
 
   it('deletes a scheduled stored rule the document leaves out', async () => {
     const start = isoFromNow(10);
-    const scheduled = await applied(t, base({ mappings: [{ cost: '0.01', name: 'volume-gb', end: start }, { cost: '0.03', name: 'volume-gb', start }] }));
+    const scheduled = await applied(
+      t,
+      base({
+        mappings: [
+          { cost: '0.01', name: 'volume-gb', end: start },
+          { cost: '0.03', name: 'volume-gb', start },
+        ],
+      }),
+    );
     expect(scheduled.counts).toEqual({ ...NO_CHANGES, added: 1, updated: 1 });
     const mappingId = (await t.get(`${H}/mappings?service_id=${(await t.get(`${H}/services`)).body.services[0].service_id}`)).body.mappings.find(
       (mapping: any) => mapping.start.startsWith(start.slice(0, 19)),

@@ -63,7 +63,7 @@ describe(`the price list's JSON Schema on ${testDatabaseKind()}`, () => {
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['revision', 'at', 'modules', 'groups', 'services']));
   });
 
-  it("validates the example of docs/price-list.md §1 and the exports, and refuses what the server refuses", async () => {
+  it('validates the example of docs/price-list.md §1 and the exports, and refuses what the server refuses', async () => {
     const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'));
     const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
     const scriptsServed = 'scripts' in schema.properties;

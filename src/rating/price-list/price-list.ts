@@ -4,6 +4,7 @@
  * module's section against the stored rules and writes it all in one configuration write
  * transaction, under the configuration lock, or writes nothing.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../../database/connection.js';
 import { checkInputText } from '../../http/input-text.js';
 import { inReadSnapshot, inWriteTransaction, readRevision, type Transaction } from '../../database/transaction.js';
@@ -151,6 +152,8 @@ export class PriceList {
         this.checkUnversioned(plan, effectiveAt, audit.now, options.unversionedNow);
         if (plan.changes.length === 0) throw new NothingToApply(this.diff(revision - 1, false, effectiveAt, []));
         options.onWriting?.(countChanges(plan.changes));
+        // Let what `onWriting` logged leave the process before the writes (SQLite's never yield).
+        await nextTurn();
         for (const sectionPlan of plan.sections) await sectionPlan.write(transaction, audit);
         for (const [name, state] of plan.states.writes) await this.states.writeIn(transaction, name, state);
         return this.diff(revision, false, effectiveAt, plan.changes);

@@ -1,9 +1,12 @@
 /**
  * Writes a hashmap plan in the apply's transaction: parents first (their keys are read back by
  * name), then the mappings ended, deleted and inserted, then the thresholds. Rows go in chunks of
- * a few hundred per statement, never one statement per rule.
+ * a few hundred per statement, never one statement per rule. Between inserted chunks the process
+ * turns to its other work: SQLite's driver is synchronous, and a 10,000-rule apply would
+ * otherwise hold the event loop (and the log lines already written) for its whole length.
  */
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
 import type { Audit } from '../../common/rule-storage.js';
 import type { HashmapDb } from '../tables.js';
@@ -79,6 +82,7 @@ export async function writeHashmapPlan(db: HashmapDb, writes: HashmapWrites, eff
       .execute();
   }
   for (const rules of chunks(writes.insertMappings)) {
+    await nextTurn();
     await db
       .insertInto('hashmap_mappings')
       .values(
