@@ -28,6 +28,14 @@ export const COST_COLUMN: DecimalColumn = { precision: 40, scale: 28, signed: tr
 /** `level` of thresholds: `NUMERIC(20,8)`, a quantity or field value, never negative. */
 export const LEVEL_COLUMN: DecimalColumn = { precision: 20, scale: 8, signed: false };
 
+/** 10^digits, computed once per column width (a price list parses tens of thousands of decimals). */
+const integerLimits = new Map<number, Decimal>();
+function integerLimit(digits: number): Decimal {
+  let limit = integerLimits.get(digits);
+  if (limit === undefined) integerLimits.set(digits, (limit = new ExactDecimal(10).pow(digits)));
+  return limit;
+}
+
 const DECIMAL_SYNTAX = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const LONGEST_DECIMAL_TEXT = 128;
 
@@ -61,7 +69,7 @@ export function parseDecimal(value: unknown, column: DecimalColumn, attribute: s
   const decimal = new ExactDecimal(text);
   const rounded = decimal.toDecimalPlaces(column.scale);
   const integerDigits = column.precision - column.scale;
-  if (rounded.abs().gte(new ExactDecimal(10).pow(integerDigits))) {
+  if (rounded.abs().gte(integerLimit(integerDigits))) {
     throw invalidInput(attribute, value, `Too many integer digits: at most ${integerDigits}.`);
   }
   if (decimal.precision() > column.precision) {

@@ -105,6 +105,10 @@ class PlainValues {
     private readonly problems: PriceListProblems,
   ) {}
 
+  /**
+   * The plain value of `node`, at `path` (a stack: pushed and popped as the walk goes down and up,
+   * copied only where a number's text is recorded).
+   */
   convert(node: unknown, path: (string | number)[]): unknown {
     if (node instanceof YamlNumber || isLosslessNumber(node)) {
       const text = (node as { value: string }).value;
@@ -121,9 +125,21 @@ class PlainValues {
     this.seen.add(node);
     this.open.add(node);
     try {
-      if (Array.isArray(node)) return node.map((item, index) => this.convert(item, [...path, index]));
+      if (Array.isArray(node)) {
+        const items: unknown[] = [];
+        for (let index = 0; index < node.length; index += 1) {
+          path.push(index);
+          items.push(this.convert(node[index], path));
+          path.pop();
+        }
+        return items;
+      }
       const result: Record<string, unknown> = {};
-      for (const [key, child] of Object.entries(node)) setMember(result, key, this.convert(child, [...path, key]));
+      for (const key of Object.keys(node)) {
+        path.push(key);
+        setMember(result, key, this.convert((node as Record<string, unknown>)[key], path));
+        path.pop();
+      }
       return result;
     } finally {
       this.open.delete(node);
