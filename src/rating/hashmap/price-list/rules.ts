@@ -77,14 +77,19 @@ export interface StoredThreshold {
   group: string | null;
 }
 
+/** Joins key parts: NUL between them (checked text never holds one), SOH for null. */
+function keyOf(...parts: (string | null)[]): string {
+  return parts.map((part) => part ?? '\u0001').join('\u0000');
+}
+
 /** The key of a mapping's identity. */
 export function mappingIdentity(rule: { parent: ParentName; value: string | null; tenantId: string | null; group: string | null }): string {
-  return JSON.stringify([rule.parent.service, rule.parent.field, rule.value, rule.tenantId, rule.group]);
+  return keyOf(rule.parent.service, rule.parent.field, rule.value, rule.tenantId, rule.group);
 }
 
 /** The key of a threshold's identity. */
 export function thresholdIdentity(rule: { parent: ParentName; level: string; tenantId: string | null }): string {
-  return JSON.stringify([rule.parent.service, rule.parent.field, rule.level, rule.tenantId]);
+  return keyOf(rule.parent.service, rule.parent.field, rule.level, rule.tenantId);
 }
 
 /** `services[compute].fields[flavor]` */
