@@ -160,6 +160,13 @@ const HOSTILE_TEXTS: { name: string; format: 'json' | 'yaml'; body: string | Buf
         'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
         ...'bcdefghi'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[index]}`).join(',')}]`),
       ].join('\n') + '\n',
+    // 72 aliases, within the 100 allowed, but they stand for about 9^9 nodes.
+    message: /^aliases repeat \d\.\de\+8 nodes, more than the \d+ the document writes out$/,
+  },
+  {
+    name: 'too many aliases',
+    format: 'yaml',
+    body: `groups: &g [a]\nservices:\n${Array.from({ length: 101 }, (_, index) => `  s${index}: {mappings: [{cost: 1, group: *g}]}`).join('\n')}\n`,
     message: 'too many aliases: at most 100 (TARIFF_PRICE_LIST_MAX_ALIASES)',
   },
   { name: 'recursive alias', format: 'yaml', body: 'groups: &a [*a]\n', message: /alias/ },

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/kernel/errors.js';
 import { COST_COLUMN, ExactDecimal, LEVEL_COLUMN, formatFixed, normalizeDecimal, parseDecimal } from '../../src/rating/common/decimal.js';
@@ -173,5 +174,36 @@ describe('formatFixed', () => {
     expect(formatFixed(new ExactDecimal('3.5'), 0)).toBe('4');
     expect(formatFixed(new ExactDecimal('-0'), 2)).toBe('0.00');
     expect(formatFixed(new ExactDecimal('1'), 3)).toBe('1.000');
+  });
+});
+
+describe('parseDecimal, plain decimals read by text alone', () => {
+  const plain = fc
+    .tuple(fc.constantFrom('', '-'), fc.stringMatching(/^\d{1,22}$/), fc.option(fc.stringMatching(/^\d{0,30}$/), { nil: undefined }))
+    .map(([sign, integer, fraction]) => `${sign}${integer}${fraction === undefined ? '' : `.${fraction}`}`);
+
+  it('gives what the exact decimal arithmetic gives, refusals included', () => {
+    fc.assert(
+      fc.property(plain, fc.constantFrom(COST_COLUMN, LEVEL_COLUMN), (text, column) => {
+        let expected: string;
+        try {
+          const decimal = new ExactDecimal(text);
+          const rounded = decimal.toDecimalPlaces(column.scale);
+          const tooLarge = rounded.abs().gte(new ExactDecimal(10).pow(column.precision - column.scale));
+          const negative = !column.signed && rounded.isNegative() && !rounded.isZero();
+          expected = tooLarge || decimal.precision() > column.precision || negative ? 'refused' : formatFixed(rounded, column.scale);
+        } catch {
+          expected = 'refused';
+        }
+        let actual: string;
+        try {
+          actual = parseDecimal(text, column, 'cost');
+        } catch {
+          actual = 'refused';
+        }
+        expect(actual).toBe(expected);
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -66,6 +66,8 @@ export function parseDecimal(value: unknown, column: DecimalColumn, attribute: s
   if (text.length > LONGEST_DECIMAL_TEXT || !DECIMAL_SYNTAX.test(text)) {
     throw invalidInput(attribute, value, 'Value must be a finite decimal number.');
   }
+  const fixed = plainFixed(text, column);
+  if (fixed !== undefined) return fixed;
   const decimal = new ExactDecimal(text);
   const rounded = decimal.toDecimalPlaces(column.scale);
   const integerDigits = column.precision - column.scale;
@@ -79,6 +81,29 @@ export function parseDecimal(value: unknown, column: DecimalColumn, attribute: s
     throw invalidInput(attribute, value, 'Value must not be negative.');
   }
   return formatFixed(rounded, column.scale);
+}
+
+const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d*))?$/;
+
+/**
+ * {@link parseDecimal}'s answer for the common case, by text alone (no decimal.js objects: a price
+ * list parses tens of thousands of costs): a plain decimal, no exponent, with at most `scale`
+ * fraction digits (nothing to round), within the column's integer digits and precision, and not
+ * negative where the column is unsigned. Anything else: undefined, for the exact path.
+ */
+function plainFixed(text: string, column: DecimalColumn): string | undefined {
+  const match = PLAIN_DECIMAL.exec(text);
+  if (!match) return undefined;
+  const [, sign, integerText, fraction = ''] = match;
+  if (fraction.length > column.scale) return undefined;
+  const integer = integerText.replace(/^0+/, '');
+  if (integer.length > column.precision - column.scale) return undefined;
+  const significant = (integer + fraction).replace(/^0+/, '').replace(/0+$/, '');
+  if (significant.length > column.precision) return undefined;
+  const zero = significant === '';
+  if (sign === '-' && !zero && !column.signed) return undefined;
+  const body = `${integer || '0'}${column.scale > 0 ? `.${fraction.padEnd(column.scale, '0')}` : ''}`;
+  return sign === '-' && !zero ? `-${body}` : body;
 }
 
 /**

@@ -42,22 +42,33 @@ export function planVersions<Stored extends StoredVersion, Wanted extends Wanted
   effectiveAt: Date,
   steps: VersionSteps<Stored, Wanted>,
 ): void {
+  // Plain loops, no intermediate arrays: a price list runs this once per rule.
   const at = effectiveAt.getTime();
-  const current = wanted.filter((rule) => rule.end === null || rule.end.getTime() > at);
-  const inForce = stored.filter((rule) => rule.start.getTime() <= at);
-  const scheduled = new Map(stored.filter((rule) => rule.start.getTime() > at).map((rule) => [rule.start.getTime(), rule]));
-  const wantedNow = current.find((rule) => rule.start === null || rule.start.getTime() <= at);
-  const [storedNow, ...extra] = inForce;
-  for (const rule of extra) endOrRemove(rule, effectiveAt, steps);
+  let wantedNow: Wanted | undefined;
+  for (const rule of wanted) {
+    if (wantedNow === undefined && isCurrent(rule, at) && (rule.start === null || rule.start.getTime() <= at)) wantedNow = rule;
+  }
+  let storedNow: Stored | undefined;
+  let scheduled: Map<number, Stored> | undefined;
+  for (const rule of stored) {
+    if (rule.start.getTime() > at) (scheduled ??= new Map()).set(rule.start.getTime(), rule);
+    else if (storedNow === undefined) storedNow = rule;
+    else endOrRemove(rule, effectiveAt, steps);
+  }
   if (wantedNow) continueWith(wantedNow, storedNow, effectiveAt, steps);
   else if (storedNow) endOrRemove(storedNow, effectiveAt, steps);
-  for (const rule of current) {
-    if (rule === wantedNow || rule.start === null) continue;
-    const match = scheduled.get(rule.start.getTime());
-    scheduled.delete(rule.start.getTime());
+  for (const rule of wanted) {
+    if (rule === wantedNow || rule.start === null || !isCurrent(rule, at)) continue;
+    const match = scheduled?.get(rule.start.getTime());
+    scheduled?.delete(rule.start.getTime());
     continueWith(rule, match, rule.start, steps);
   }
-  for (const rule of scheduled.values()) steps.remove(rule);
+  if (scheduled) for (const rule of scheduled.values()) steps.remove(rule);
+}
+
+/** Whether a document version is still valid at `at` (one over by then describes the past). */
+function isCurrent(rule: WantedVersion, at: number): boolean {
+  return rule.end === null || rule.end.getTime() > at;
 }
 
 function continueWith<Stored extends StoredVersion, Wanted extends WantedVersion>(

@@ -79,75 +79,95 @@ function positionIn(text: string, offset: number): TextPosition {
   return { line, column: offset - before.lastIndexOf('\n') };
 }
 
-/** Joins a path into a map key (`\u0000` cannot appear in a checked key). */
-function pathKey(path: DocumentPath): string {
-  return path.join('\u0000');
-}
-
 /**
- * Sets `key` on a plain object, keeping `__proto__` an own property (refused afterwards, as in
- * every body); `defineProperty` only there: on every member it turns objects into slow
- * dictionaries (measured: twice the garbage of a 10,000-rule read).
- */
-function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
-/**
- * Turns a parser's tree into plain values, numbers' texts by path. An object met twice is a YAML
- * alias (js-yaml shares the anchored object): each counts against `maxAliases`, and one inside
- * its own anchor is refused.
+ * Makes a parser's tree plain values, in place (the tree is ours: no copy), keeping each number's
+ * text beside the object or array holding it. An object met twice is a YAML alias (js-yaml shares
+ * the anchored object): each counts against `maxAliases`, and one inside its own anchor is refused.
  */
 class PlainValues {
-  readonly numbers = new Map<string, string>();
+  /** Number texts by holding object or array, then member name or index. */
+  private readonly texts = new WeakMap<object, Map<string | number, string>>();
   private readonly seen = new Set<object>();
   private readonly open = new Set<object>();
   private aliases = 0;
+  /** Nodes of each shared object, itself included (what an alias to it repeats). */
+  private readonly sizes = new WeakMap<object, number>();
+  /** Objects and arrays the text writes out, and the nodes its aliases repeat. */
+  private written = 0;
+  private repeated = 0;
 
+  /**
+   * Refuses aliases that repeat more nodes than the text writes out (an alias bomb: a few lines
+   * whose aliases of aliases stand for billions of nodes; nothing walks them, their size is
+   * counted). Call once the tree is converted.
+   */
+  checkRepetition(): void {
+    if (this.repeated > Math.max(this.written, 1000)) {
+      this.problems.add([], `aliases repeat ${this.repeated.toExponential(1)} nodes, more than the ${this.written} the document writes out`);
+    }
+  }
+
+  /** @param shared - whether the tree may share objects (YAML aliases; JSON trees never do). */
   constructor(
     private readonly limits: DocumentTextLimits,
     private readonly problems: PriceListProblems,
+    private readonly shared: boolean,
   ) {}
 
+  /** The text of the number at `path` in `root` (the converted tree). */
+  numberText(root: unknown, path: DocumentPath): string | undefined {
+    let holder = root;
+    for (let index = 0; index < path.length - 1; index += 1) {
+      if (holder === null || typeof holder !== 'object') return undefined;
+      holder = (holder as Record<string | number, unknown>)[path[index]];
+    }
+    return holder !== null && typeof holder === 'object' ? this.texts.get(holder)?.get(path[path.length - 1]) : undefined;
+  }
+
   /**
-   * The plain value of `node`, at `path` (a stack: pushed and popped as the walk goes down and up,
-   * copied only where a number's text is recorded).
+   * The plain value of `node`, at `path` (a stack, pushed and popped as the walk goes down and
+   * up); objects and arrays are converted in place.
    */
   convert(node: unknown, path: (string | number)[]): unknown {
-    if (node instanceof YamlNumber || isLosslessNumber(node)) {
-      const text = (node as { value: string }).value;
-      this.numbers.set(pathKey(path), text);
-      return Number(text);
-    }
     if (node === null || typeof node !== 'object') return node;
     if (path.length >= this.limits.maxDepth) throw tooDeep(this.limits.maxDepth);
-    if (this.open.has(node)) {
-      this.problems.add(path, 'alias inside its own anchor');
-      return null;
+    if (this.shared) {
+      if (this.open.has(node)) {
+        this.problems.add(path, 'alias inside its own anchor');
+        return null;
+      }
+      if (this.seen.has(node)) {
+        // An alias: the shared object stays shared here, but counts as the nodes it repeats.
+        this.repeated += this.sizes.get(node) ?? 1;
+        return this.countAlias(path) ? node : null;
+      }
+      this.seen.add(node);
+      this.open.add(node);
     }
-    if (this.seen.has(node) && !this.countAlias(path)) return null;
-    this.seen.add(node);
-    this.open.add(node);
     try {
-      if (Array.isArray(node)) {
-        const items: unknown[] = [];
-        for (let index = 0; index < node.length; index += 1) {
-          path.push(index);
-          items.push(this.convert(node[index], path));
+      const members = node as Record<string | number, unknown>;
+      const keys: (string | number)[] = Array.isArray(node) ? Array.from(node.keys()) : Object.keys(node);
+      this.written += 1;
+      let size = 1 + keys.length;
+      for (const key of keys) {
+        const child = members[key];
+        if (child instanceof YamlNumber || isLosslessNumber(child)) {
+          const text = (child as { value: string }).value;
+          let texts = this.texts.get(node);
+          if (!texts) this.texts.set(node, (texts = new Map<string | number, string>()));
+          texts.set(key, text);
+          members[key] = Number(text);
+        } else if (child !== null && typeof child === 'object') {
+          path.push(key);
+          members[key] = this.convert(child, path);
           path.pop();
+          size += (this.sizes.get(child) ?? 1) - 1;
         }
-        return items;
       }
-      const result: Record<string, unknown> = {};
-      for (const key of Object.keys(node)) {
-        path.push(key);
-        setMember(result, key, this.convert((node as Record<string, unknown>)[key], path));
-        path.pop();
-      }
-      return result;
+      if (this.shared) this.sizes.set(node, size);
+      return node;
     } finally {
-      this.open.delete(node);
+      if (this.shared) this.open.delete(node);
     }
   }
 
@@ -239,7 +259,9 @@ function positionsIn(text: string): (path: DocumentPath) => TextPosition | undef
  */
 export function readDocumentText(text: string, format: DocumentFormat, limits: DocumentTextLimits, problems: PriceListProblems): ParsedDocument {
   const raw = parseText(text, format, problems, limits.maxDepth);
-  const plain = new PlainValues(limits, problems);
-  const value = raw === undefined ? undefined : plain.convert(raw, []);
-  return { value, numberText: (path) => plain.numbers.get(pathKey(path)), locate: positionsIn(text) };
+  const plain = new PlainValues(limits, problems, format === 'yaml');
+  const root =
+    raw === undefined ? undefined : raw instanceof YamlNumber || isLosslessNumber(raw) ? Number((raw as { value: string }).value) : plain.convert(raw, []);
+  plain.checkRepetition();
+  return { value: root, numberText: (path) => plain.numberText(root, path), locate: positionsIn(text) };
 }

@@ -36,29 +36,32 @@ function compareThresholds(left: StoredThreshold, right: StoredThreshold): numbe
   );
 }
 
-/** A mapping's document form: `start` only for a rule that starts after `at` (one in force then is "in force"). */
+/**
+ * A mapping's document form: `start` only for a rule that starts after `at` (one in force then is
+ * "in force"). Members set one by one, not spread from conditional literals: an export builds
+ * tens of thousands of these.
+ */
 function mappingEntry(rule: StoredMapping, at: Date): Record<string, unknown> {
-  return {
-    ...(rule.value !== null ? { value: rule.value } : {}),
-    ...(rule.type !== 'flat' ? { type: rule.type } : {}),
-    cost: shortDecimal(rule.cost),
-    ...(rule.tenantId !== null ? { tenant_id: rule.tenantId } : {}),
-    ...(rule.group !== null ? { group: rule.group } : {}),
-    name: rule.name,
-    ...(rule.description !== null ? { description: rule.description } : {}),
-    ...(rule.start.getTime() > at.getTime() ? { start: formatApiDateTime(rule.start) } : {}),
-    ...(rule.end !== null ? { end: formatApiDateTime(rule.end) } : {}),
-  };
+  const entry: Record<string, unknown> = {};
+  if (rule.value !== null) entry.value = rule.value;
+  if (rule.type !== 'flat') entry.type = rule.type;
+  entry.cost = shortDecimal(rule.cost);
+  if (rule.tenantId !== null) entry.tenant_id = rule.tenantId;
+  if (rule.group !== null) entry.group = rule.group;
+  entry.name = rule.name;
+  if (rule.description !== null) entry.description = rule.description;
+  if (rule.start.getTime() > at.getTime()) entry.start = formatApiDateTime(rule.start);
+  if (rule.end !== null) entry.end = formatApiDateTime(rule.end);
+  return entry;
 }
 
 function thresholdEntry(rule: StoredThreshold): Record<string, unknown> {
-  return {
-    level: shortDecimal(rule.level),
-    ...(rule.type !== 'flat' ? { type: rule.type } : {}),
-    cost: shortDecimal(rule.cost),
-    ...(rule.tenantId !== null ? { tenant_id: rule.tenantId } : {}),
-    ...(rule.group !== null ? { group: rule.group } : {}),
-  };
+  const entry: Record<string, unknown> = { level: shortDecimal(rule.level) };
+  if (rule.type !== 'flat') entry.type = rule.type;
+  entry.cost = shortDecimal(rule.cost);
+  if (rule.tenantId !== null) entry.tenant_id = rule.tenantId;
+  if (rule.group !== null) entry.group = rule.group;
+  return entry;
 }
 
 interface RulesEntry {

@@ -107,8 +107,16 @@ export class HashmapDocumentReader {
 
   private readRules(parent: ParentName, rules: RawRules, path: DocumentPath): void {
     // A rule the schema refused is left out as `undefined` (its problems are reported already).
-    for (const [index, rule] of (rules.mappings ?? []).entries()) if (rule !== undefined) this.readMapping(parent, rule, [...path, 'mappings', index]);
-    for (const [index, rule] of (rules.thresholds ?? []).entries()) if (rule !== undefined) this.readThreshold(parent, rule, [...path, 'thresholds', index]);
+    const mappings = rules.mappings ?? [];
+    for (let index = 0; index < mappings.length; index += 1) {
+      const rule = mappings[index];
+      if (rule !== undefined) this.readMapping(parent, rule, [...path, 'mappings', index]);
+    }
+    const thresholds = rules.thresholds ?? [];
+    for (let index = 0; index < thresholds.length; index += 1) {
+      const rule = thresholds[index];
+      if (rule !== undefined) this.readThreshold(parent, rule, [...path, 'thresholds', index]);
+    }
   }
 
   /** Reads `services`. */
