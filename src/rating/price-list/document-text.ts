@@ -6,11 +6,11 @@
  * JSON is read by `lossless-json` (numbers as their text); YAML by `js-yaml` (YAML 1.2 core
  * schema: `yes` is a string, `0.1` a number), with its int and float types keeping their text.
  * js-yaml, not `yaml`: on a 10,000-rule document it reads in 30-70 ms and a few MB where `yaml`'s
- * document model takes 700-900 ms and 75 MB (measured here), which kept the server under 300 MB
- * (bench/price-list.js). `yaml` is used only on the way out of a refused document, to tell the
- * line and column of each problem's path. Both readers report duplicate keys. YAML aliases are
- * counted as they are expanded, within a limit (fix: an alias bomb, a few hundred bytes that
- * expand to billions of nodes, must not reach the server's memory).
+ * document model takes 700-900 ms and 75 MB (measured here; bench/price-list.js). `yaml` is used
+ * only on the way out of a refused document, to tell the line and column of each problem's path.
+ * Both readers report duplicate keys (lossless-json: those whose values differ). YAML aliases
+ * stay shared objects; each counts against a limit with the nodes it repeats (fix: an alias bomb,
+ * a few hundred bytes that stand for billions of nodes, is refused before anything walks it).
  */
 import jsYaml from 'js-yaml';
 import { parse as parseLossless, isLosslessNumber } from 'lossless-json';
