@@ -65,7 +65,7 @@ async function adminToken(keystone) {
 
 async function startTariff(database, environment, logFile) {
   const port = await freePort();
-  const handle = startProcess(process.execPath, ['--max-semi-space-size=64', path.join(REPO, 'bin', 'tariff.js'), 'serve'], {
+  const handle = startProcess(process.execPath, ['--max-semi-space-size=64', '--expose-gc', path.join(REPO, 'bin', 'tariff.js'), 'serve'], {
     cwd: REPO,
     env: {
       ...process.env,

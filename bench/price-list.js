@@ -162,7 +162,7 @@ async function startTariff(databaseUrl, tmp, label) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // The flags `npm start` and bin/tariff.js's shebang give the server, as bench/run.js.
-  const handle = startProcess(process.execPath, ['--max-semi-space-size=64', path.join(REPO, 'bin', 'tariff.js'), 'serve'], {
+  const handle = startProcess(process.execPath, ['--max-semi-space-size=64', '--expose-gc', path.join(REPO, 'bin', 'tariff.js'), 'serve'], {
     cwd: REPO,
     env: { ...process.env, TARIFF_HOST: '127.0.0.1', TARIFF_PORT: String(port), TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn' },
     logFile: path.join(tmp, `tariff-${label}.log`),

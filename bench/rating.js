@@ -49,7 +49,7 @@ async function main() {
   const tmp = mkdtempSync(path.join(tmpdir(), 'tariff-rating-bench-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const handle = startProcess(process.execPath, ['--max-semi-space-size=64', path.join(REPO, 'bin', 'tariff.js'), 'serve'], {
+  const handle = startProcess(process.execPath, ['--max-semi-space-size=64', '--expose-gc', path.join(REPO, 'bin', 'tariff.js'), 'serve'], {
     cwd: REPO,
     env: {
       ...process.env,

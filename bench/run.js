@@ -232,7 +232,7 @@ async function benchTariff(options, stamp, resultsDir, output) {
     const port = options.port ?? (await freePort());
     const url = `http://127.0.0.1:${port}`;
     // The flags `npm start` and bin/tariff.js's shebang give the server.
-    const nodeArgs = ['--max-semi-space-size=64'];
+    const nodeArgs = ['--max-semi-space-size=64', '--expose-gc'];
     if (options.cpuProf) {
       const profDir = path.join(resultsDir, `${stamp}-cpuprof`);
       mkdirSync(profDir, { recursive: true });

@@ -10,6 +10,7 @@ import jsYaml from 'js-yaml';
 import { faultResponses, faultSchema } from '../../http/fault-schema.js';
 import { actingUser, requestTime } from '../../http/request.js';
 import { BadRequestError, invalidInput } from '../../kernel/errors.js';
+import { BULK_BYTES, collectGarbageSoon } from '../../kernel/memory.js';
 import { parseDateTime } from '../common/datetime.js';
 import { BooleanText, queryBoolean, QueryString } from '../common/schemas.js';
 import type { DocumentFormat } from './document-text.js';
@@ -81,6 +82,11 @@ function optionalDate(text: string | undefined, attribute: string): Date | undef
 
 /** The price-list routes, under `/v2/rating`. */
 export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> = async (app, { priceList, bodyLimit, hidden }) => {
+  // After a bulk export or apply has been answered, give its garbage back (kernel/memory.ts).
+  app.addHook('onResponse', async (request, reply) => {
+    const size = Number(request.headers['content-length'] ?? 0) + Number(reply.getHeader('content-length') ?? 0);
+    if (size >= BULK_BYTES) collectGarbageSoon();
+  });
   app.get(
     '/price_list',
     {
