@@ -13,32 +13,43 @@ export interface ParentName {
   field: string | null;
 }
 
-/** A mapping as a document gives it; `cost` is fixed-scale text (28 fraction digits). */
-export interface DocumentMapping {
-  path: DocumentPath;
+/**
+ * What a mapping and a threshold say wherever they come from: parent, type, cost (fixed-scale
+ * text, 28 fraction digits: per unit of quantity per collection period for a flat, a factor for a
+ * rate), tenant and group (by name).
+ */
+interface RuleTerms {
   parent: ParentName;
-  value: string | null;
   type: RuleType;
   cost: string;
   tenantId: string | null;
   group: string | null;
-  /** Absent: the stored rule's name when it replaces one, else generated. */
-  name: string | null;
+}
+
+/** A mapping's own terms beside {@link RuleTerms}. */
+interface MappingTerms extends RuleTerms {
+  value: string | null;
   description: string | null;
-  /** Absent: in force from the apply's `effective_at`. */
-  start: Date | null;
   end: Date | null;
 }
 
-/** A threshold as a document gives it; `level` has 8 fraction digits, `cost` 28. */
-export interface DocumentThreshold {
-  path: DocumentPath;
-  parent: ParentName;
+/** A threshold's own term beside {@link RuleTerms}: its level, 8 fraction digits. */
+interface ThresholdTerms extends RuleTerms {
   level: string;
-  type: RuleType;
-  cost: string;
-  tenantId: string | null;
-  group: string | null;
+}
+
+/** A mapping as a document gives it. */
+export interface DocumentMapping extends MappingTerms {
+  path: DocumentPath;
+  /** Absent: the stored rule's name when it replaces one, else generated. */
+  name: string | null;
+  /** Absent: in force from the apply's `effective_at`. */
+  start: Date | null;
+}
+
+/** A threshold as a document gives it. */
+export interface DocumentThreshold extends ThresholdTerms {
+  path: DocumentPath;
 }
 
 /** The hashmap's part of a document, read. */
@@ -50,31 +61,17 @@ export interface HashmapSection {
 }
 
 /** A live mapping as stored (end null or after the time it was read for). */
-export interface StoredMapping {
+export interface StoredMapping extends MappingTerms {
   id: number;
   mappingId: string;
-  parent: ParentName;
-  value: string | null;
-  type: RuleType;
-  cost: string;
-  tenantId: string | null;
-  group: string | null;
   name: string;
-  description: string | null;
   start: Date;
-  end: Date | null;
 }
 
 /** A threshold as stored. */
-export interface StoredThreshold {
+export interface StoredThreshold extends ThresholdTerms {
   id: number;
   thresholdId: string;
-  parent: ParentName;
-  level: string;
-  type: RuleType;
-  cost: string;
-  tenantId: string | null;
-  group: string | null;
 }
 
 /** Joins key parts: NUL between them (checked text never holds one), SOH for null. */
