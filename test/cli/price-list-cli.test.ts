@@ -75,10 +75,12 @@ describe('tariff price-list against a real server', () => {
   });
 
   it('exports an empty configuration as YAML by default, JSON with --format json', async () => {
-    const yaml = await tariff(environment, ['price-list', 'export']);
+    // One `at` for both: two exports a second apart differ in it.
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+    const yaml = await tariff(environment, ['price-list', 'export', '--at', at]);
     expect(yaml).toMatchObject({ code: 0, stderr: '' });
     expect(parseYaml(yaml.stdout)).toMatchObject({ revision: 0, services: {}, groups: [] });
-    const json = await tariff(environment, ['price-list', 'export', '--format', 'json', '--url', server.url], '');
+    const json = await tariff(environment, ['price-list', 'export', '--format', 'json', '--at', at, '--url', server.url], '');
     expect(JSON.parse(json.stdout)).toEqual(parseYaml(yaml.stdout));
   });
 
