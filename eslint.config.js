@@ -70,4 +70,11 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // The web console (console/): browser code, type-checked against its own tsconfig (DOM, Preact JSX).
+    files: ['console/**/*.ts', 'console/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
 );

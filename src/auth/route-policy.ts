@@ -5,6 +5,14 @@
 /** Routes open without a token (version discovery and the health check), as in CloudKitty's paste pipeline. */
 export const PUBLIC_ROUTES = new Set(['/', '/v1', '/v2', '/healthcheck']);
 
+/**
+ * Whether a route needs no token: the public ones, and the web console's files (`/console/…`):
+ * the page itself logs in, and every API call it makes carries the token and meets the policy.
+ */
+export function isPublicRoute(route: string): boolean {
+  return PUBLIC_ROUTES.has(route) || route === '/console' || route.startsWith('/console/');
+}
+
 /** Routes any valid token may read, with no policy rule (Tariff's own OpenAPI document). */
 const ANY_TOKEN_ROUTES = new Set(['/v1/openapi.json']);
 

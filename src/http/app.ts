@@ -16,6 +16,7 @@ import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { keepNumberTextInPlace, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
+import { registerConsole } from './console.js';
 import { installKeystoneAuth, type KeystoneAuthOptions } from './keystone-auth.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
 
@@ -96,6 +97,7 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   });
 
   registerRootRoutes(app);
+  await registerConsole(app);
   await routes(app);
   return app;
 }

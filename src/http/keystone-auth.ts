@@ -8,7 +8,7 @@ import type { KeystoneSettings } from '../config.js';
 import { sendFault } from './faults.js';
 import { KeystoneClient, type KeystoneIdentity } from '../auth/keystone.js';
 import type { PolicyCredentials, PolicyEnforcer } from '../auth/policy/enforcer.js';
-import { PUBLIC_ROUTES, policyRuleFor } from '../auth/route-policy.js';
+import { isPublicRoute, policyRuleFor } from '../auth/route-policy.js';
 import { TokenCache } from '../auth/token-cache.js';
 
 declare module 'fastify' {
@@ -108,7 +108,7 @@ export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, 
 
   app.decorateRequest('identity', null);
   app.addHook('onRoute', (route) => {
-    if (PUBLIC_ROUTES.has(route.url)) return;
+    if (isPublicRoute(route.url)) return;
     const method = Array.isArray(route.method) ? route.method[0] : route.method;
     const hooks = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [guard(policyRuleFor(method === 'HEAD' ? 'GET' : method, route.url)), ...hooks];

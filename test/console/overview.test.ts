@@ -1,0 +1,116 @@
+/**
+ * The console's overview in a real browser against a real Tariff process on SQLite: modules with
+ * their state, enabled and reprioritised from the page (by mouse and by keyboard), the rule
+ * counts, the console's own routes, its caching headers, and its JavaScript within budget.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { CHROMIUM_AVAILABLE, launchBrowser, type Browser } from './browser.js';
+
+const ASSETS = fileURLToPath(new URL('../../dist/console/assets/', import.meta.url));
+
+describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
+  let directory: string;
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+
+  const modules = async () =>
+    ((await (await fetch(`${server.url}/v2/rating/modules`)).json()) as { modules: { module_id: string; enabled: boolean; priority: number }[] }).modules;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'tariff-console-'));
+    server = await startServerProcess(`sqlite:${join(directory, 'tariff.db')}`);
+    const priceList = {
+      groups: ['discounts'],
+      services: {
+        compute: {
+          fields: {
+            flavor: {
+              mappings: [
+                { value: 'm1.small', cost: '1' },
+                { value: 'm1.large', cost: '2', group: 'discounts' },
+              ],
+            },
+          },
+        },
+        volume: { mappings: [{ cost: '0.01' }], thresholds: [{ level: '100', type: 'rate', cost: '0.9' }] },
+      },
+    };
+    const applied = await fetch(`${server.url}/v2/rating/price_list`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(priceList),
+    });
+    expect(applied.status).toBe(200);
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('lists the modules and counts the rules', async () => {
+    await page.goto(`${server.url}/console/`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Overview');
+    await page.locator('dd[data-count="mappings"]').waitFor();
+    expect(await page.locator('tbody th').allTextContents()).toEqual(['hashmap', 'noop', 'pyscripts']);
+    const counts = Object.fromEntries(
+      await Promise.all(
+        ['services', 'groups', 'mappings', 'thresholds', 'scripts'].map(async (kind) => [kind, await page.locator(`dd[data-count="${kind}"]`).textContent()]),
+      ),
+    );
+    expect(counts).toEqual({ services: '2', groups: '1', mappings: '3', thresholds: '1', scripts: '0' });
+  });
+
+  it('enables a module with the mouse and with the keyboard, and changes its priority', async () => {
+    await page.goto(`${server.url}/console`);
+    await page.getByLabel('hashmap enabled').click();
+    await expect.poll(async () => (await modules()).find((module) => module.module_id === 'hashmap')?.enabled).toBe(true);
+    await page.getByLabel('pyscripts enabled').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await modules()).find((module) => module.module_id === 'pyscripts')?.enabled).toBe(true);
+    await page.getByLabel('hashmap priority').fill('7');
+    await page.getByLabel('hashmap priority').press('Tab');
+    await expect.poll(async () => (await modules()).find((module) => module.module_id === 'hashmap')?.priority).toBe(7);
+    await expect.poll(() => page.getByLabel('hashmap priority').inputValue()).toBe('7');
+  });
+
+  it('shows the server’s fault when a change is refused', async () => {
+    await page.goto(`${server.url}/console/`);
+    await page.getByLabel('noop priority').fill('0');
+    await page.getByLabel('noop priority').press('Tab');
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^noop: /);
+    expect((await modules()).find((module) => module.module_id === 'noop')?.priority).toBe(1);
+  });
+
+  it('serves its own routes, caches assets for a year and the page never', async () => {
+    const other = await fetch(`${server.url}/console/no/such/page`);
+    expect(other.status).toBe(200);
+    expect(other.headers.get('cache-control')).toBe('no-cache');
+    await page.goto(`${server.url}/console/no/such/page`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Not found');
+    const [script] = readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
+    const asset = await fetch(`${server.url}/console/assets/${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${server.url}/console/assets/missing.js`)).status).toBe(404);
+  });
+
+  it('keeps its JavaScript within 250 KB gzipped', () => {
+    const total = readdirSync(ASSETS)
+      .filter((file) => file.endsWith('.js'))
+      .reduce((sum, file) => sum + gzipSync(readFileSync(join(ASSETS, file)), { level: 9 }).length, 0);
+    expect(total).toBeGreaterThan(1000);
+    expect(total).toBeLessThanOrEqual(250 * 1024);
+  });
+});
