@@ -65,10 +65,11 @@ const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, optio
   const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, hidden } = options;
   await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
   await app.register(quoteRoutesV2, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
-  await app.register(priceListRoutes, { priceList: new PriceList(database, modules, priceListLimits), bodyLimit: quoteBodyLimit, hidden });
-  // An apply through this process: quotes see it at once (others within a second).
-  app.addHook('onResponse', async (request) => {
-    if (request.method === 'POST' && request.routeOptions.url === '/v2/rating/price_list') snapshots.invalidate();
+  await app.register(priceListRoutes, {
+    priceList: new PriceList(database, modules, priceListLimits),
+    onChange: () => snapshots.invalidate(),
+    bodyLimit: quoteBodyLimit,
+    hidden,
   });
 };
 

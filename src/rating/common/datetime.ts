@@ -65,6 +65,11 @@ export function formatApiDateTime(date: Date): string {
   return `${date.toISOString().slice(0, 19)}+00:00`;
 }
 
+/** {@link formatApiDateTime}, null for no time (an open `end`). */
+export function formatOptionalApiDateTime(date: Date | null): string | null {
+  return date === null ? null : formatApiDateTime(date);
+}
+
 /** CloudKitty's text form of a datetime in messages, in UTC: `2014-01-01 00:00:00`. */
 export function formatMessageDateTime(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');

@@ -23,6 +23,8 @@ const JSON_TYPE = 'application/json';
 /** What the price-list routes are given. */
 export interface PriceListRouteOptions {
   priceList: PriceList;
+  /** Called after an apply that wrote changes (the quotes' rules are then stale in this process). */
+  onChange: () => void;
   /** Largest document, in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`, the quote's). */
   bodyLimit: number;
   hidden: boolean;
@@ -74,14 +76,13 @@ function bodyFormat(request: FastifyRequest): DocumentFormat {
   return type === JSON_TYPE ? 'json' : 'yaml';
 }
 
+/** A query's datetime (whole seconds, as `parseDateTime` reads them), or undefined. */
 function optionalDate(text: string | undefined, attribute: string): Date | undefined {
-  if (text === undefined) return undefined;
-  const date = parseDateTime(text, attribute);
-  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+  return text === undefined ? undefined : parseDateTime(text, attribute);
 }
 
 /** The price-list routes, under `/v2/rating`. */
-export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> = async (app, { priceList, bodyLimit, hidden }) => {
+export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> = async (app, { priceList, onChange, bodyLimit, hidden }) => {
   // After a bulk export or apply has been answered, give its garbage back (kernel/memory.ts).
   app.addHook('onResponse', async (request, reply) => {
     const size = Number(request.headers['content-length'] ?? 0) + Number(reply.getHeader('content-length') ?? 0);
@@ -153,6 +154,7 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
         },
         audit,
       );
+      if (!diff.dry_run && diff.changes.length > 0) onChange();
       // Ten thousand changes: plain JSON.stringify, no response schema to walk.
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(diff));
     },

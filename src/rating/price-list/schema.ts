@@ -122,18 +122,7 @@ export class PriceListSchema {
 /** Deletes what an error is about from `root`: the unknown key, or the entry (rule, service, module) holding the fault. */
 function leaveOut(root: unknown, error: ErrorObject): void {
   const path = pathOf(error.instancePath, root);
-  if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty));
-  // The entry: a path's prefix ending in an array index or in a member of a named collection.
-  let cut = path.length;
-  for (let index = path.length - 1; index >= 1; index -= 1) {
-    const parentKey = path[index - 1];
-    if (typeof path[index] === 'number' || (typeof parentKey === 'string' && ['modules', 'services', 'fields'].includes(parentKey))) {
-      cut = index + 1;
-      break;
-    }
-  }
-  if (error.keyword === 'additionalProperties') cut = path.length;
-  const target = path.slice(0, cut);
+  const target = error.keyword === 'additionalProperties' ? [...path, String(error.params.additionalProperty)] : path.slice(0, entryLength(path));
   if (target.length === 0) return;
   let container: unknown = root;
   for (const segment of target.slice(0, -1))
@@ -141,4 +130,16 @@ function leaveOut(root: unknown, error: ErrorObject): void {
   const last = target[target.length - 1];
   if (Array.isArray(container) && typeof last === 'number') container.splice(last, 1, undefined);
   else if (container !== null && typeof container === 'object') delete (container as Record<string, unknown>)[last];
+}
+
+/** Members whose members are entries (a module, a service, a field), beside array items. */
+const NAMED_ENTRIES = new Set(['modules', 'services', 'fields']);
+
+/** The length of the path's deepest prefix that ends at an entry: an array item or a named entry; the whole path when none. */
+function entryLength(path: readonly (string | number)[]): number {
+  for (let index = path.length - 1; index >= 1; index -= 1) {
+    const parentKey = path[index - 1];
+    if (typeof path[index] === 'number' || (typeof parentKey === 'string' && NAMED_ENTRIES.has(parentKey))) return index + 1;
+  }
+  return path.length;
 }

@@ -63,7 +63,7 @@ const SOURCE_CACHE_SIZE = 1000;
  * The source text of stored `data`. Decompressing was a quarter of the cost of listing scripts
  * (measured), so each checksum is inflated once; the cache starts over past 1,000 entries.
  */
-function decompressedSource(data: Buffer, checksum: string): string {
+export function decompressedSource(data: Buffer, checksum: string): string {
   let source = sources.get(checksum);
   if (source === undefined) {
     source = inflateSync(data).toString('utf8');

@@ -3,7 +3,7 @@
  * so that the stored rules are the document's from then on. Pure: the stored rules are read
  * before, the writes come after (`write.ts`).
  */
-import { formatApiDateTime } from '../../common/datetime.js';
+import { formatOptionalApiDateTime } from '../../common/datetime.js';
 import { namesInUseTwice, planVersions, sameTime, type NamedValidity } from '../../common/versioned-plan.js';
 import type { DocumentPath, PriceListChange } from '../../contract/price-list-section.js';
 import { generatedRuleName } from '../validation.js';
@@ -52,10 +52,6 @@ export interface HashmapPlan {
   writes: HashmapWrites;
 }
 
-function dateText(date: Date | null): string | null {
-  return date === null ? null : formatApiDateTime(date);
-}
-
 /** A mapping in a diff's terms (API attribute names, parent and group by name). */
 function mappingTerms(rule: StoredMapping | NewMapping): Record<string, unknown> {
   return {
@@ -69,8 +65,8 @@ function mappingTerms(rule: StoredMapping | NewMapping): Record<string, unknown>
     group: rule.group,
     name: rule.name,
     description: rule.description,
-    start: dateText(rule.start),
-    end: dateText(rule.end),
+    start: formatOptionalApiDateTime(rule.start),
+    end: formatOptionalApiDateTime(rule.end),
   };
 }
 
@@ -185,7 +181,7 @@ export class HashmapPlanner {
       resource: 'mapping',
       path: mappingPath(stored, stored.start.getTime() > this.effectiveAt.getTime() ? stored.start : undefined),
       before: mappingTerms(stored),
-      after: { ...mappingTerms(stored), end: dateText(wanted.end) },
+      after: { ...mappingTerms(stored), end: formatOptionalApiDateTime(wanted.end) },
     });
   }
 
@@ -211,7 +207,7 @@ export class HashmapPlanner {
       resource: 'mapping',
       path: mappingPath(rule),
       before: mappingTerms(rule),
-      after: { ...mappingTerms(rule), end: dateText(this.effectiveAt) },
+      after: { ...mappingTerms(rule), end: formatOptionalApiDateTime(this.effectiveAt) },
     });
   }
 

@@ -4,12 +4,10 @@
  * mapping has a value, a service mapping none), groups that the document lists, and no two rules
  * of one identity (or one name) valid at the same time. Every fault is reported, none thrown.
  */
-import { TariffError } from '../../../kernel/errors.js';
 import { COST_COLUMN, LEVEL_COLUMN, parseDecimal, type DecimalColumn } from '../../common/decimal.js';
-import { parseDateTime } from '../../common/datetime.js';
+import { readAttribute, readRuleDate, reportDuplicates } from '../../common/document-rules.js';
 import type { DocumentPath, DocumentReader } from '../../contract/price-list-section.js';
 import type { RuleType } from '../schemas.js';
-import { formatDocumentPath } from '../../price-list/problems.js';
 import { mappingIdentity, thresholdIdentity, type DocumentMapping, type DocumentThreshold, type HashmapSection, type ParentName } from './rules.js';
 
 interface RawRules {
@@ -21,30 +19,11 @@ interface RawService extends RawRules {
   fields?: Record<string, RawRules>;
 }
 
-/** Reads one attribute, turning a thrown 400 into a problem at its path. */
-function attempt<T>(reader: DocumentReader, path: DocumentPath, read: () => T): T | undefined {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof TariffError) {
-      reader.problem(path, error.message);
-      return undefined;
-    }
-    throw error;
-  }
-}
-
 /** A cost or level: a number by its source text, or a decimal string. */
 function readDecimal(reader: DocumentReader, rule: Record<string, unknown>, path: DocumentPath, key: string, column: DecimalColumn): string {
   const raw = rule[key];
   const text = typeof raw === 'number' ? (reader.numberText([...path, key]) ?? String(raw)) : raw;
-  return attempt(reader, [...path, key], () => parseDecimal(text, column, key)) ?? '0';
-}
-
-function readDate(reader: DocumentReader, rule: Record<string, unknown>, path: DocumentPath, key: 'start' | 'end'): Date | null {
-  const raw = rule[key];
-  if (raw === undefined || raw === null) return null;
-  return attempt(reader, [...path, key], () => parseDateTime(raw, key, key)) ?? null;
+  return readAttribute(reader, [...path, key], () => parseDecimal(text, column, key)) ?? '0';
 }
 
 function optionalText(value: unknown): string | null {
@@ -75,8 +54,8 @@ export class HashmapDocumentReader {
     const value = typeof rawValue === 'number' ? (this.reader.numberText([...path, 'value']) ?? String(rawValue)) : optionalText(rawValue);
     if (parent.field !== null && value === null) this.reader.problem([...path, 'value'], 'a field mapping needs a value');
     if (parent.field === null && value !== null) this.reader.problem([...path, 'value'], 'a service mapping has no value');
-    const start = readDate(this.reader, rule, path, 'start');
-    const end = readDate(this.reader, rule, path, 'end');
+    const start = readRuleDate(this.reader, rule, path, 'start');
+    const end = readRuleDate(this.reader, rule, path, 'end');
     if (start !== null && end !== null && end.getTime() < start.getTime()) this.reader.problem([...path, 'end'], 'end is before start');
     this.mappings.push({
       path,
@@ -134,44 +113,16 @@ export class HashmapDocumentReader {
 
   /** The rules read, once duplicates are reported. */
   finish(groups: string[], services: HashmapSection['services']): HashmapSection {
-    this.reportOverlaps(this.mappings, (rule) => mappingIdentity(rule), 'same parent, value, tenant_id and group');
-    this.reportOverlaps(
+    reportDuplicates(this.reader, this.mappings, (rule) => mappingIdentity(rule), 'same parent, value, tenant_id and group');
+    reportDuplicates(
+      this.reader,
       this.mappings.filter((rule) => rule.name !== null),
       (rule) => rule.name ?? '',
       'same name',
     );
-    this.reportOverlaps(this.thresholds, (rule) => thresholdIdentity(rule), 'one threshold per level and tenant_id on a service or field');
+    reportDuplicates(this.reader, this.thresholds, (rule) => thresholdIdentity(rule), 'one threshold per level and tenant_id on a service or field');
     return { groups, services, mappings: this.mappings, thresholds: this.thresholds };
   }
-
-  /** Reports each rule valid at the same time as an earlier one with the same key. */
-  private reportOverlaps<Rule extends { path: DocumentPath; start?: Date | null; end?: Date | null }>(
-    rules: readonly Rule[],
-    keyOf: (rule: Rule) => string,
-    what: string,
-  ): void {
-    const byKey = new Map<string, Rule[]>();
-    for (const rule of rules) {
-      const key = keyOf(rule);
-      const earlier = byKey.get(key);
-      if (earlier === undefined) {
-        byKey.set(key, [rule]);
-        continue;
-      }
-      const clash = earlier.find((other) => validitiesOverlap(other, rule));
-      if (clash) this.reader.problem(rule.path, `duplicate of ${formatDocumentPath(clash.path)}: ${what}, valid at the same time`);
-      earlier.push(rule);
-    }
-  }
-}
-
-/** Whether two document rules are valid at the same time; an absent start is "already in force". */
-function validitiesOverlap(a: { start?: Date | null; end?: Date | null }, b: { start?: Date | null; end?: Date | null }): boolean {
-  const aStart = a.start?.getTime() ?? -Infinity;
-  const bStart = b.start?.getTime() ?? -Infinity;
-  const aEnd = a.end?.getTime() ?? Infinity;
-  const bEnd = b.end?.getTime() ?? Infinity;
-  return aStart < bEnd && bStart < aEnd;
 }
 
 /** Reads `groups` (duplicates reported) and `services`. */

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
-import { formatApiDateTime } from '../../common/datetime.js';
+import { formatOptionalApiDateTime } from '../../common/datetime.js';
 import type { Audit } from '../../common/rule-storage.js';
 import { planVersions, sameTime } from '../../common/versioned-plan.js';
 import type { PriceListChange } from '../../contract/price-list-section.js';
@@ -21,10 +21,6 @@ export interface ScriptWrites {
   insert: { script: DocumentScript; start: Date }[];
 }
 
-function dateText(date: Date | null): string | null {
-  return date === null ? null : formatApiDateTime(date);
-}
-
 /** A script in a diff's terms (the API's names; `checksum` stands for the source, `data` is left out). */
 function scriptTerms(script: StoredScript | DocumentScript, start?: Date): Record<string, unknown> {
   return {
@@ -32,8 +28,8 @@ function scriptTerms(script: StoredScript | DocumentScript, start?: Date): Recor
     name: script.name,
     checksum: script.checksum,
     description: script.description,
-    start: dateText(start ?? script.start),
-    end: dateText(script.end),
+    start: formatOptionalApiDateTime(start ?? script.start),
+    end: formatOptionalApiDateTime(script.end),
   };
 }
 
@@ -63,7 +59,7 @@ export function planScripts(
             resource: 'script',
             path: path(name, old.start),
             before: scriptTerms(old),
-            after: { ...scriptTerms(old), end: dateText(next.end) },
+            after: { ...scriptTerms(old), end: formatOptionalApiDateTime(next.end) },
           });
         },
         add: (next, start, old) => {
@@ -83,7 +79,7 @@ export function planScripts(
             resource: 'script',
             path: path(name),
             before: scriptTerms(old),
-            after: { ...scriptTerms(old), end: dateText(effectiveAt) },
+            after: { ...scriptTerms(old), end: formatOptionalApiDateTime(effectiveAt) },
           });
         },
         remove: (old) => {

@@ -2,16 +2,14 @@
  * The scripts of a price list: the document's `scripts` (schema, reading) and the stored ones
  * (live, `end` null or after a time), in one shape so that they compare.
  */
-import { inflateSync } from 'node:zlib';
 import { Type } from 'typebox';
 import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
-import { TariffError } from '../../../kernel/errors.js';
-import { parseDateTime } from '../../common/datetime.js';
+import { readRuleDate, reportDuplicates } from '../../common/document-rules.js';
 import { NullableString } from '../../common/schemas.js';
 import type { DocumentPath, DocumentReader } from '../../contract/price-list-section.js';
-import { formatDocumentPath } from '../../price-list/problems.js';
 import type { PyscriptsDb } from '../tables.js';
 import { scriptChecksum } from '../validation.js';
+import { decompressedSource } from '../repository.js';
 
 /** The pyscripts member: `scripts`, each identified by its name. */
 export const pyscriptsPriceListMembers = {
@@ -53,17 +51,6 @@ export interface StoredScript {
   end: Date | null;
 }
 
-function readDate(reader: DocumentReader, value: unknown, path: DocumentPath, key: 'start' | 'end'): Date | null {
-  if (value === undefined || value === null) return null;
-  try {
-    return parseDateTime(value, key, key);
-  } catch (error) {
-    if (!(error instanceof TariffError)) throw error;
-    reader.problem([...path, key], error.message);
-    return null;
-  }
-}
-
 /** Reads `scripts`: dates, and no two versions of a name valid at the same time. */
 export function readScripts(members: Readonly<Record<string, unknown>>, reader: DocumentReader): DocumentScript[] {
   const scripts: DocumentScript[] = [];
@@ -71,8 +58,8 @@ export function readScripts(members: Readonly<Record<string, unknown>>, reader: 
   for (const [index, entry] of raw.entries()) {
     if (entry === undefined) continue;
     const path = ['scripts', index];
-    const start = readDate(reader, entry.start, path, 'start');
-    const end = readDate(reader, entry.end, path, 'end');
+    const start = readRuleDate(reader, entry, path, 'start');
+    const end = readRuleDate(reader, entry, path, 'end');
     if (start !== null && end !== null && end.getTime() < start.getTime()) reader.problem([...path, 'end'], 'end is before start');
     const data = entry.data as string;
     const script = {
@@ -84,15 +71,10 @@ export function readScripts(members: Readonly<Record<string, unknown>>, reader: 
       start,
       end,
     };
-    const clash = scripts.find((other) => other.name === script.name && overlap(other, script));
-    if (clash) reader.problem(path, `duplicate of ${formatDocumentPath(clash.path)}: same name, valid at the same time`);
     scripts.push(script);
   }
+  reportDuplicates(reader, scripts, (script) => script.name, 'same name');
   return scripts;
-}
-
-function overlap(a: { start: Date | null; end: Date | null }, b: { start: Date | null; end: Date | null }): boolean {
-  return (a.start?.getTime() ?? -Infinity) < (b.end?.getTime() ?? Infinity) && (b.start?.getTime() ?? -Infinity) < (a.end?.getTime() ?? Infinity);
 }
 
 /** Live scripts whose `end` is null or after `after`, with their source. */
@@ -108,7 +90,7 @@ export async function loadScripts(db: PyscriptsDb, after: Date, times: StoredDat
     id: row.id,
     scriptId: row.script_id,
     name: row.name,
-    data: inflateSync(row.data).toString('utf8'),
+    data: decompressedSource(row.data, row.checksum),
     checksum: row.checksum,
     description: row.description,
     start: times.fromStorage(row.start),
