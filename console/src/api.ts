@@ -1,7 +1,14 @@
 /**
  * Calls to Tariff's API from the console, same origin. A fault answers with its message:
  * CloudKitty's WSME fault (`faultstring`) or the v2 modules' `{"message"}`.
+ *
+ * Every call carries `X-Tariff-Console: 1`: in Keystone mode the session cookie is honoured only
+ * with it, and a page of another origin cannot send that header without a CORS preflight Tariff
+ * never grants (the CSRF guard).
  */
+
+/** The header every console call carries (see the module comment). */
+export const CONSOLE_HEADER = 'x-tariff-console';
 
 /** A refused call: the HTTP status and the server's message. */
 export class ApiError extends Error {
@@ -13,18 +20,54 @@ export class ApiError extends Error {
   }
 }
 
-/** Sends a JSON request and reads the JSON answer (none for 204). @throws ApiError */
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** Listeners told when a call answers 401 (the session ended): the app shows the login form. */
+const unauthenticatedListeners = new Set<() => void>();
+
+/** Calls `listener` whenever an API call answers 401; returns the unsubscribe function. */
+export function onUnauthenticated(listener: () => void): () => void {
+  unauthenticatedListeners.add(listener);
+  return () => unauthenticatedListeners.delete(listener);
+}
+
+/** Sends a request with the console's header and reads the answer as text. @throws ApiError */
+export async function callText(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<string> {
   const response = await fetch(path, {
     method,
-    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { [CONSOLE_HEADER]: '1', ...headers },
+    body,
+    credentials: 'same-origin',
   });
   const text = await response.text();
-  const answer: unknown = text === '' ? undefined : JSON.parse(text);
   if (!response.ok) {
-    const fault = answer as { faultstring?: string; message?: string } | undefined;
+    if (response.status === 401) unauthenticatedListeners.forEach((listener) => listener());
+    let fault: { faultstring?: string; message?: string } | undefined;
+    try {
+      fault = JSON.parse(text) as typeof fault;
+    } catch {
+      fault = undefined;
+    }
     throw new ApiError(response.status, fault?.faultstring ?? fault?.message ?? `${response.status} ${response.statusText}`);
   }
-  return answer as T;
+  return text;
 }
+
+/** Sends a JSON request and reads the JSON answer (none for 204). @throws ApiError */
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const text = await callText(
+    method,
+    path,
+    body === undefined ? undefined : JSON.stringify(body),
+    body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+  );
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** The message of anything thrown, for an alert. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `H`: the hashmap module's configuration root. */
+export const HASHMAP = '/v1/rating/module_config/hashmap';
+/** `P`: the pyscripts module's configuration root. */
+export const PYSCRIPTS = '/v1/rating/module_config/pyscripts';

@@ -1,0 +1,118 @@
+/**
+ * The hashmap configuration as the console shows it: every service, field, group, mapping and
+ * threshold from the v1 API (docs/api.md §4), with lookups from ids to names so that no page
+ * shows a UUID.
+ */
+import { call, HASHMAP } from './api.js';
+
+/** A service (`H/services`). */
+export interface Service {
+  service_id: string;
+  name: string;
+}
+
+/** A field of a service (`H/fields?service_id=`). */
+export interface Field {
+  field_id: string;
+  service_id: string;
+  name: string;
+}
+
+/** A group (`H/groups`). */
+export interface Group {
+  group_id: string;
+  name: string;
+}
+
+/**
+ * A mapping as the API returns it: `cost` a decimal string (28 fraction digits; per unit of
+ * quantity per collection period), dates ISO with offset or null, exactly one of `service_id` /
+ * `field_id`.
+ */
+export interface Mapping {
+  mapping_id: string;
+  value: string | null;
+  type: 'flat' | 'rate';
+  cost: string | null;
+  service_id: string | null;
+  field_id: string | null;
+  group_id: string | null;
+  tenant_id: string | null;
+  name: string;
+  description: string | null;
+  start: string | null;
+  end: string | null;
+  created_at: string | null;
+  deleted: string | null;
+  created_by: string | null;
+  updated_by: string | null;
+  deleted_by: string | null;
+}
+
+/** A threshold: `level` a decimal string (8 fraction digits), no validity interval. */
+export interface Threshold {
+  threshold_id: string;
+  level: string | null;
+  type: 'flat' | 'rate';
+  cost: string | null;
+  service_id: string | null;
+  field_id: string | null;
+  group_id: string | null;
+  tenant_id: string | null;
+}
+
+/** Everything the hashmap module holds, and names for ids. */
+export interface Catalog {
+  services: Service[];
+  fields: Field[];
+  groups: Group[];
+  /** Non-deleted mappings (and deleted ones too when loaded with `deleted: true`). */
+  mappings: Mapping[];
+  thresholds: Threshold[];
+  serviceById: Map<string, Service>;
+  fieldById: Map<string, Field>;
+  groupById: Map<string, Group>;
+}
+
+/** The service a mapping or threshold belongs to, through its field when it has one. */
+export function serviceOf(catalog: Catalog, rule: { service_id: string | null; field_id: string | null }): Service | undefined {
+  const serviceId = rule.service_id ?? (rule.field_id === null ? undefined : catalog.fieldById.get(rule.field_id)?.service_id);
+  return serviceId === undefined ? undefined : catalog.serviceById.get(serviceId);
+}
+
+/** A group's name, or `—` for none (CloudKitty's `_DEFAULT_` group). */
+export function groupName(catalog: Catalog, groupId: string | null): string {
+  return groupId === null ? '—' : (catalog.groupById.get(groupId)?.name ?? groupId);
+}
+
+/**
+ * Loads the whole hashmap configuration: the lists in parallel, then each service's fields (the
+ * API lists fields per service only). `deleted: true` includes soft-deleted mappings (history).
+ *
+ * @throws ApiError when a call is refused.
+ */
+export async function loadCatalog(options: { deleted?: boolean } = {}): Promise<Catalog> {
+  const [services, groups, mappings, thresholds] = await Promise.all([
+    call<{ services: Service[] }>('GET', `${HASHMAP}/services`),
+    call<{ groups: Group[] }>('GET', `${HASHMAP}/groups`),
+    call<{ mappings: Mapping[] }>('GET', `${HASHMAP}/mappings${options.deleted ? '?deleted=true' : ''}`),
+    call<{ thresholds: Threshold[] }>('GET', `${HASHMAP}/thresholds`),
+  ]);
+  const fields = (
+    await Promise.all(
+      services.services.map((service) =>
+        call<{ fields: Field[] }>('GET', `${HASHMAP}/fields?service_id=${encodeURIComponent(service.service_id)}`).then((answer) => answer.fields),
+      ),
+    )
+  ).flat();
+  return {
+    services: services.services,
+    fields,
+    groups: groups.groups,
+    mappings: mappings.mappings,
+    thresholds: thresholds.thresholds,
+    serviceById: new Map(services.services.map((service) => [service.service_id, service])),
+    fieldById: new Map(fields.map((field) => [field.field_id, field])),
+    groupById: new Map(groups.groups.map((group) => [group.group_id, group])),
+  };
+}
