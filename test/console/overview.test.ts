@@ -1,7 +1,8 @@
 /**
  * The console's overview in a real browser against a real Tariff process on SQLite: modules with
  * their state, enabled and reprioritised from the page (by mouse and by keyboard), the rule
- * counts, the console's own routes, its caching headers, and its JavaScript within budget.
+ * counts, the latest changes from the audit columns, the console's own routes, its caching headers,
+ * its JavaScript within budget, and no serious accessibility violation.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { CHROMIUM_AVAILABLE, launchBrowser, type Browser } from './browser.js';
+import { accessibilityViolations, saveScreenshot } from './harness.js';
 
 const ASSETS = fileURLToPath(new URL('../../dist/console/assets/', import.meta.url));
 
@@ -70,6 +72,37 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
       ),
     );
     expect(counts).toEqual({ services: '2', groups: '1', mappings: '3', thresholds: '1', scripts: '0' });
+    await expect.poll(() => page.locator('table.changes tbody tr').count()).toBe(3);
+  });
+
+  it('lists the latest changes: who, what and when, newest first, by names', async () => {
+    const as = (user: string) => ({ 'content-type': 'application/json', 'x-user-id': user });
+    const H = `${server.url}/v1/rating/module_config/hashmap`;
+    const { services } = (await (await fetch(`${H}/services`)).json()) as { services: { service_id: string; name: string }[] };
+    const volume = services.find((service) => service.name === 'volume')!;
+    const created = await fetch(`${H}/mappings`, {
+      method: 'POST',
+      headers: as('alice'),
+      body: JSON.stringify({ service_id: volume.service_id, cost: '0.02', name: 'volume-tenant', tenant_id: 'demo' }),
+    });
+    expect(created.status).toBe(201);
+    const { mapping_id } = (await created.json()) as { mapping_id: string };
+    // One second later, so the deletion sorts after the creation (audit times are whole seconds).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await fetch(`${H}/mappings/${mapping_id}`, { method: 'DELETE', headers: as('bob') })).status).toBe(204);
+    await page.goto(`${server.url}/console/`);
+    const rows = page.locator('table.changes tbody tr');
+    await rows.first().waitFor();
+    const first = await rows.nth(0).locator('td').allTextContents();
+    const second = await rows.nth(1).locator('td').allTextContents();
+    expect(first.slice(1, 4)).toEqual(['bob', 'mapping deleted', 'volume-tenant (volume)']);
+    expect(second.slice(1, 4)).toEqual(['alice', 'mapping created', 'volume-tenant (volume)']);
+    expect(first[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC$/);
+    expect(await rows.count()).toBeLessThanOrEqual(10);
+    expect(await page.locator('table.changes').textContent()).toContain('compute / flavor = m1.large');
+    expect(await page.locator('main').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    await saveScreenshot(page, 'overview');
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 
   it('enables a module with the mouse and with the keyboard, and changes its priority', async () => {

@@ -1,9 +1,14 @@
 /**
  * Overview: the rating modules, each enabled or not and its priority (changed through
- * `PUT /v2/rating/modules/{id}`), and how many rules the configuration holds.
+ * `PUT /v2/rating/modules/{id}`), how many rules the configuration holds, and the latest changes
+ * (who, what and when) from the audit columns.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, call } from '../api.js';
+import { call, messageOf, PYSCRIPTS } from '../api.js';
+import { loadCatalog } from '../catalog.js';
+import { useSession } from '../session.js';
+import { formatDateTime } from '../validity.js';
+import { latestChanges, type Change, type ScriptAudit } from './overview-changes.js';
 
 /** A module as `GET /v2/rating/modules` lists it. */
 interface Module {
@@ -14,7 +19,7 @@ interface Module {
   priority: number;
 }
 
-/** Rule counts, each from its list. */
+/** Rule counts: services, groups, live mappings, thresholds and live scripts. */
 interface Counts {
   services: number;
   groups: number;
@@ -23,53 +28,53 @@ interface Counts {
   scripts: number;
 }
 
-const H = '/v1/rating/module_config/hashmap';
-const P = '/v1/rating/module_config/pyscripts';
+/** How many changes the overview lists. */
+const CHANGES_SHOWN = 10;
 
-async function loadCounts(): Promise<Counts> {
-  const [services, groups, mappings, thresholds, scripts] = await Promise.all([
-    call<{ services: unknown[] }>('GET', `${H}/services`),
-    call<{ groups: unknown[] }>('GET', `${H}/groups`),
-    call<{ mappings: unknown[] }>('GET', `${H}/mappings`),
-    call<{ thresholds: unknown[] }>('GET', `${H}/thresholds`),
-    call<{ scripts: unknown[] }>('GET', `${P}/scripts?no_data=true`),
+/** The counts and the latest changes, from one read of the configuration (deleted rules included). */
+async function loadRules(): Promise<{ counts: Counts; changes: Change[] }> {
+  const [catalog, scripts] = await Promise.all([
+    loadCatalog({ deleted: true }),
+    call<{ scripts: ScriptAudit[] }>('GET', `${PYSCRIPTS}/scripts?no_data=true&deleted=true`),
   ]);
   return {
-    services: services.services.length,
-    groups: groups.groups.length,
-    mappings: mappings.mappings.length,
-    thresholds: thresholds.thresholds.length,
-    scripts: scripts.scripts.length,
+    counts: {
+      services: catalog.services.length,
+      groups: catalog.groups.length,
+      mappings: catalog.mappings.filter((mapping) => mapping.deleted === null).length,
+      thresholds: catalog.thresholds.length,
+      scripts: scripts.scripts.filter((script) => script.deleted === null).length,
+    },
+    changes: latestChanges(catalog, scripts.scripts, CHANGES_SHOWN),
   };
-}
-
-function message(error: unknown): string {
-  return error instanceof ApiError || error instanceof Error ? error.message : String(error);
 }
 
 /** The overview page. */
 export function Overview() {
   const [modules, setModules] = useState<Module[] | undefined>();
-  const [counts, setCounts] = useState<Counts | undefined>();
+  const [rules, setRules] = useState<{ counts: Counts; changes: Change[] } | undefined>();
+  const session = useSession();
+  const mayReadRules = session.can('rating:module_config');
+  const mayUpdateModules = session.can('v2_rating:update_module');
   const [fault, setFault] = useState<string | undefined>();
 
   const reload = () =>
     call<{ modules: Module[] }>('GET', '/v2/rating/modules').then(
       (answer) => setModules(answer.modules),
-      (error: unknown) => setFault(message(error)),
+      (error: unknown) => setFault(messageOf(error)),
     );
 
   useEffect(() => {
     void reload();
-    loadCounts().then(setCounts, (error: unknown) => setFault(message(error)));
-  }, []);
+    if (mayReadRules) loadRules().then(setRules, (error: unknown) => setFault(messageOf(error)));
+  }, [mayReadRules]);
 
   const update = async (module: Module, change: Partial<Pick<Module, 'enabled' | 'priority'>>) => {
     setFault(undefined);
     try {
       await call('PUT', `/v2/rating/modules/${encodeURIComponent(module.module_id)}`, change);
     } catch (error) {
-      setFault(`${module.module_id}: ${message(error)}`);
+      setFault(`${module.module_id}: ${messageOf(error)}`);
     }
     await reload();
   };
@@ -105,18 +110,17 @@ export function Overview() {
                   <input
                     type="checkbox"
                     checked={module.enabled}
+                    disabled={!mayUpdateModules}
                     aria-label={`${module.module_id} enabled`}
                     onChange={(event) => void update(module, { enabled: event.currentTarget.checked })}
                   />
                 </td>
                 <td>
-                  <input
-                    type="number"
-                    min={1}
-                    step={1}
-                    value={module.priority}
-                    aria-label={`${module.module_id} priority`}
-                    onChange={(event) => void update(module, { priority: Number(event.currentTarget.value) })}
+                  <PriorityInput
+                    key={module.priority}
+                    module={module}
+                    disabled={!mayUpdateModules}
+                    onCommit={(priority) => void update(module, { priority })}
                   />
                 </td>
               </tr>
@@ -124,19 +128,75 @@ export function Overview() {
           </tbody>
         </table>
       )}
-      <h2>Rules</h2>
-      {counts === undefined ? (
-        <p aria-busy="true">Counting…</p>
-      ) : (
-        <dl class="counts">
-          {(Object.keys(counts) as (keyof Counts)[]).map((kind) => (
-            <div key={kind}>
-              <dt>{kind}</dt>
-              <dd data-count={kind}>{counts[kind]}</dd>
-            </div>
-          ))}
-        </dl>
-      )}
+      {mayReadRules && <RuleSummary rules={rules} />}
     </section>
+  );
+}
+
+/**
+ * A module's priority, kept as typed until committed (Enter or leaving the field), so that a
+ * re-render of the page while someone types does not put the stored value back.
+ */
+function PriorityInput({ module, disabled, onCommit }: { module: Module; disabled: boolean; onCommit: (priority: number) => void }) {
+  const [draft, setDraft] = useState(String(module.priority));
+  return (
+    <input
+      type="number"
+      min={1}
+      step={1}
+      value={draft}
+      disabled={disabled}
+      aria-label={`${module.module_id} priority`}
+      onInput={(event) => setDraft(event.currentTarget.value)}
+      onChange={(event) => onCommit(Number(event.currentTarget.value))}
+    />
+  );
+}
+
+/** The rule counts and the latest changes (who, what, when). */
+function RuleSummary({ rules }: { rules: { counts: Counts; changes: Change[] } | undefined }) {
+  if (rules === undefined) return <p aria-busy="true">Counting rules…</p>;
+  const { counts, changes } = rules;
+  return (
+    <>
+      <h2>Rules</h2>
+      <dl class="counts">
+        {(Object.keys(counts) as (keyof Counts)[]).map((kind) => (
+          <div key={kind}>
+            <dt>{kind}</dt>
+            <dd data-count={kind}>{counts[kind]}</dd>
+          </div>
+        ))}
+      </dl>
+      <h2>Latest changes</h2>
+      {changes.length === 0 ? (
+        <p class="hint">No mapping or script has been created yet.</p>
+      ) : (
+        <table class="changes">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col">What</th>
+              <th scope="col">Rule</th>
+              <th scope="col">Last updated by</th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes.map((change, index) => (
+              <tr key={index}>
+                <td>{formatDateTime(change.at)}</td>
+                <td>{change.user}</td>
+                <td>
+                  {change.kind} {change.action}
+                </td>
+                <td>{change.rule}</td>
+                <td>{change.updatedBy ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }
