@@ -10,11 +10,15 @@
 /** The header every console call carries (see the module comment). */
 export const CONSOLE_HEADER = 'x-tariff-console';
 
-/** A refused call: the HTTP status and the server's message. */
+/**
+ * A refused call: the HTTP status, the server's message and, when the answer was a JSON object,
+ * the whole fault (e.g. the price list's `problems` beside `faultstring`).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly fault?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
   }
@@ -46,7 +50,12 @@ export async function callText(method: string, path: string, body?: string, head
     } catch {
       fault = undefined;
     }
-    throw new ApiError(response.status, fault?.faultstring ?? fault?.message ?? `${response.status} ${response.statusText}`);
+    const faultObject = fault !== null && typeof fault === 'object' && !Array.isArray(fault) ? fault : undefined;
+    throw new ApiError(
+      response.status,
+      faultObject?.faultstring ?? faultObject?.message ?? `${response.status} ${response.statusText}`,
+      faultObject as Record<string, unknown> | undefined,
+    );
   }
   return text;
 }
