@@ -46,16 +46,12 @@ export async function callText(method: string, path: string, body?: string, head
     if (response.status === 401) unauthenticatedListeners.forEach((listener) => listener());
     let fault: { faultstring?: string; message?: string } | undefined;
     try {
-      fault = JSON.parse(text) as typeof fault;
+      const parsed: unknown = JSON.parse(text);
+      fault = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : undefined;
     } catch {
       fault = undefined;
     }
-    const faultObject = fault !== null && typeof fault === 'object' && !Array.isArray(fault) ? fault : undefined;
-    throw new ApiError(
-      response.status,
-      faultObject?.faultstring ?? faultObject?.message ?? `${response.status} ${response.statusText}`,
-      faultObject as Record<string, unknown> | undefined,
-    );
+    throw new ApiError(response.status, fault?.faultstring ?? fault?.message ?? `${response.status} ${response.statusText}`, fault);
   }
   return text;
 }
