@@ -1,0 +1,62 @@
+/** The calculator's answer: the quote's total and which rule added what. */
+import { formatDateTime } from '../validity.js';
+import { plainDecimal, type ContributionRow } from './calculator-quote.js';
+
+/** A priced usage as the calculator shows it. */
+export interface QuoteResult {
+  /** The total price for the collection period, exact decimal text. */
+  total: string;
+  /** The rating time the server used (the period's begin), ISO text. */
+  ratedAt: string;
+  /** The tenant whose rules applied too; undefined: global rules only. */
+  tenant: string | undefined;
+  rows: ContributionRow[];
+}
+
+/** The total and the explanation table. */
+export function CalculatorResult({ result }: { result: QuoteResult }) {
+  return (
+    <section class="calculator-result" aria-labelledby="calculator-result-heading">
+      <h2 id="calculator-result-heading">Quote</h2>
+      <p class="calculator-total">
+        Total: <output data-total>{plainDecimal(result.total)}</output>
+        <span class="hint">
+          {' '}
+          for the collection period, rated at {formatDateTime(result.ratedAt)}
+          {result.tenant === undefined ? ', global rules only' : `, tenant ${result.tenant}`}
+        </span>
+      </p>
+      {result.rows.length === 0 ? (
+        <p class="hint">No rule added anything to this usage (are its rules in an enabled module, and in force at this time?).</p>
+      ) : (
+        <table class="calculator-explain">
+          <caption>Which rule added what (a group’s amount is shown on each of its rules)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Module</th>
+              <th scope="col">Group</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Rule</th>
+              <th scope="col">Type</th>
+              <th scope="col">Cost</th>
+              <th scope="col">Group’s amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {result.rows.map((row, index) => (
+              <tr key={index}>
+                <td>{row.module}</td>
+                <td>{row.group}</td>
+                <td>{row.kind}</td>
+                <td>{row.rule}</td>
+                <td>{row.type}</td>
+                <td class="number">{row.cost}</td>
+                <td class="number">{row.amount}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
