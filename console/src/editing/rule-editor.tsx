@@ -1,10 +1,15 @@
 /**
  * The editor of one hashmap object, opened from the services page: create a service, a field, a
- * mapping or a threshold; change, end or delete a mapping; change or delete a threshold; delete a
- * service or a field. Every write goes through the v1 API; the server's fault appears at the field
- * it concerns (to be built).
+ * mapping or a threshold; change, end or delete a mapping (or give a running one a new version);
+ * change or delete a threshold; delete a service or a field. Every write goes through the v1 API;
+ * the server's fault appears at the input it concerns (fault-fields.ts), or for the whole form.
  */
 import type { Catalog, Field, Mapping, Service, Threshold } from '../catalog.js';
+import { decimalInput, placeName } from './rule-values.js';
+import { EditorDialog } from './editor-dialog.js';
+import { MappingForm } from './mapping-form.js';
+import { FieldForm, ServiceForm } from './structure-forms.js';
+import { ThresholdForm } from './threshold-form.js';
 
 /** A rule's parent: a service or one of its fields. */
 export type RuleParent = { service_id: string } | { field_id: string };
@@ -23,13 +28,28 @@ export interface RuleEditorProps {
   onClose: (changed: boolean) => void;
 }
 
-/** The editor (a dialog): placeholder until built. */
-export function RuleEditor({ request, onClose }: RuleEditorProps) {
+/** The dialog's title, by names: `New mapping on compute / flavor`, `Threshold at level 100 on volume`. */
+function titleOf(request: EditRequest, catalog: Catalog): string {
+  switch (request.kind) {
+    case 'service':
+      return request.service === undefined ? 'New service' : `Service ${request.service.name}`;
+    case 'field':
+      return request.field === undefined ? `New field on ${placeName(catalog, request)}` : `Field ${placeName(catalog, request.field)}`;
+    case 'mapping':
+      return `${request.mapping === undefined ? 'New mapping' : `Mapping ${request.mapping.name}`} on ${placeName(catalog, request.parent)}`;
+    case 'threshold':
+      return `${request.threshold === undefined ? 'New threshold' : `Threshold at level ${decimalInput(request.threshold.level)}`} on ${placeName(catalog, request.parent)}`;
+  }
+}
+
+/** The editor: a modal dialog with the form for `request`; Escape or Cancel closes it unchanged. */
+export function RuleEditor({ request, catalog, onClose }: RuleEditorProps) {
   return (
-    <div role="dialog" aria-label={`Edit ${request.kind}`}>
-      <button type="button" onClick={() => onClose(false)}>
-        Close
-      </button>
-    </div>
+    <EditorDialog title={titleOf(request, catalog)} onClose={() => onClose(false)}>
+      {request.kind === 'service' && <ServiceForm service={request.service} catalog={catalog} onClose={onClose} />}
+      {request.kind === 'field' && <FieldForm serviceId={request.service_id} field={request.field} catalog={catalog} onClose={onClose} />}
+      {request.kind === 'mapping' && <MappingForm parent={request.parent} mapping={request.mapping} catalog={catalog} onClose={onClose} />}
+      {request.kind === 'threshold' && <ThresholdForm parent={request.parent} threshold={request.threshold} catalog={catalog} onClose={onClose} />}
+    </EditorDialog>
   );
 }
