@@ -13,6 +13,7 @@ import type { RatingModule } from './rating/contract/rating-module.js';
 import { defaultModules, type ModuleDependencies } from './rating/registry.js';
 import { ratingApi } from './rating/routes.js';
 import { RatingSnapshotCache } from './rating/quote/snapshot.js';
+import { TariffMetrics } from './kernel/metrics.js';
 
 /** Builds a list of rating modules from the process's dependencies (the sandbox). */
 export type ModuleList = (dependencies: ModuleDependencies) => RatingModule[];
@@ -41,6 +42,11 @@ export interface TariffAppOptions {
   loggerInstance?: FastifyBaseLogger;
   /** Keystone mode: replaces the real Keystone client (tests). */
   keystoneClient?: KeystoneAuthOptions['client'];
+  /**
+   * The process's metrics (`src/server.ts` shares them with the database and the sandbox);
+   * default: new ones when `config.metrics` is on.
+   */
+  metrics?: TariffMetrics;
 }
 
 /**
@@ -49,14 +55,16 @@ export interface TariffAppOptions {
  *
  * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded.
  */
-export function buildTariffApp({ config, database, modules, logger, loggerInstance, keystoneClient }: TariffAppOptions): Promise<TariffApp> {
+export function buildTariffApp({ config, database, modules, logger, loggerInstance, keystoneClient, ...options }: TariffAppOptions): Promise<TariffApp> {
+  const metrics = options.metrics ?? (config.metrics ? new TariffMetrics() : undefined);
   const routes = ratingApi({
     database,
     modules,
-    snapshots: new RatingSnapshotCache(database, modules),
+    snapshots: new RatingSnapshotCache(database, modules, metrics),
+    metrics,
     quoteBodyLimit: config.quoteBodyLimitBytes,
     maxDecimalExponent: config.maxDecimalExponent,
     priceListLimits: { maxAliases: config.priceListMaxAliases, maxDepth: config.jsonMaxDepth, maxProblems: config.priceListMaxProblems },
   });
-  return buildApp({ config, routes, logger, loggerInstance, keystoneClient });
+  return buildApp({ config, routes, logger, loggerInstance, keystoneClient, metrics });
 }

@@ -49,6 +49,13 @@ export interface TariffConfig {
   policyFile?: string;
   /** pino log level (`TARIFF_LOG_LEVEL`, default `info`). */
   logLevel: string;
+  /** Whether `GET /metrics` and the counting behind it are on (`TARIFF_METRICS`, `on` or `off`, default `on`). */
+  metrics: boolean;
+  /**
+   * A port of its own for `GET /metrics`, on `host`, open without a token even in Keystone mode;
+   * the API's port then answers it 404 (`TARIFF_METRICS_PORT`; unset: served on the API's port).
+   */
+  metricsPort?: number;
   /** Largest accepted configuration request body in bytes (`TARIFF_BODY_LIMIT_MB`, default 1 MiB, api.md §1). */
   bodyLimitBytes: number;
   /**
@@ -134,6 +141,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     keystone: auth === 'keystone' ? keystoneSettings(environment) : undefined,
     policyFile: environment.TARIFF_POLICY_FILE || undefined,
     logLevel,
+    ...metricsSettings(environment, port),
     bodyLimitBytes,
     quoteBodyLimitBytes,
     bodyDrainLimitBytes: Math.max(quoteBodyLimitBytes, bodyLimitBytes, megabytes(environment, 'TARIFF_BODY_DRAIN_LIMIT_MB', 64)),
@@ -189,6 +197,24 @@ function keystoneSettings(environment: NodeJS.ProcessEnv): KeystoneSettings {
     timeoutMs: positiveNumber(environment, 'TARIFF_KEYSTONE_TIMEOUT', 5) * 1000,
     tokenCacheMs: positiveNumber(environment, 'TARIFF_TOKEN_CACHE_TIME', 300) * 1000,
   };
+}
+
+/** `TARIFF_METRICS` and `TARIFF_METRICS_PORT`. */
+function metricsSettings(environment: NodeJS.ProcessEnv, apiPort: number): Pick<TariffConfig, 'metrics' | 'metricsPort'> {
+  const switchText = (environment.TARIFF_METRICS ?? '').trim().toLowerCase();
+  if (!['', 'on', 'off', 'true', 'false'].includes(switchText)) {
+    throw new ConfigurationError(`TARIFF_METRICS must be 'on' or 'off', got '${environment.TARIFF_METRICS}'`);
+  }
+  const metrics = switchText !== 'off' && switchText !== 'false';
+  const portText = environment.TARIFF_METRICS_PORT;
+  if (portText === undefined || portText === '') return { metrics, metricsPort: undefined };
+  const metricsPort = Number(portText);
+  if (!Number.isInteger(metricsPort) || metricsPort < 1 || metricsPort > 65535) {
+    throw new ConfigurationError(`TARIFF_METRICS_PORT must be a TCP port number from 1 to 65535, got '${portText}'`);
+  }
+  if (metricsPort === apiPort) throw new ConfigurationError(`TARIFF_METRICS_PORT must differ from TARIFF_PORT (${apiPort})`);
+  if (!metrics) throw new ConfigurationError('TARIFF_METRICS_PORT is set but TARIFF_METRICS is off: unset one of them');
+  return { metrics, metricsPort };
 }
 
 function positiveNumber(environment: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -12,6 +12,8 @@ import { sql } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { DatabaseUnavailableError } from './database/errors.js';
 import { ScriptSandbox } from './rating/pyscripts/sandbox/index.js';
+import { TariffMetrics } from './kernel/metrics.js';
+import { listenForMetrics } from './http/metrics-listener.js';
 
 /**
  * Waits until the database answers `select 1`, logging once that it waits, at most `timeoutMs`.
@@ -57,7 +59,9 @@ export interface RunningServer {
  */
 export async function startServer(config: TariffConfig): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel });
+  const metrics = config.metrics ? new TariffMetrics() : undefined;
   const database = openDatabase(config.databaseUrl, {
+    metrics,
     poolSize: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
     cloudKittyTimeZone: config.cloudKittyTimeZone,
@@ -75,6 +79,7 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
             queueLength: config.sandboxQueueLength,
             queueWaitMs: config.sandboxQueueWaitMs,
             tenantRuns: config.sandboxTenantRuns,
+            metrics,
           })
         : undefined;
     const modules = ratingModules({ sandbox });
@@ -84,7 +89,7 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
       () => logger.info({ workers: config.sandboxWorkers }, 'pyscripts sandbox ready'),
       (error: unknown) => logger.error({ err: error }, 'pyscripts sandbox failed to start'),
     );
-    const app = await buildTariffApp({ config, database, modules, loggerInstance: logger });
+    const app = await buildTariffApp({ config, database, modules, loggerInstance: logger, metrics });
     // Requests still in flight when stop() is called answer with `Connection: close`: otherwise
     // their keep-alive connections, idle only after close() reaped the idle ones, would hold the
     // shutdown open until the client or the keep-alive timeout drops them.
@@ -95,10 +100,14 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
     if (applied.length > 0) app.log.info({ migrations: applied.map((result) => result.migrationName) }, 'database migrated');
     const url = await app.listen({ host: config.host, port: config.port });
     app.log.info({ database: database.description, url }, 'Tariff is serving the rating API');
+    const metricsListener =
+      metrics && config.metricsPort !== undefined ? await listenForMetrics(metrics, { host: config.host, port: config.metricsPort }) : undefined;
+    if (metricsListener) app.log.info({ url: `${metricsListener.url}/metrics` }, 'Tariff is serving its metrics');
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         closing = true;
+        await metricsListener?.close();
         await app.close();
         await sandbox?.close();
         await database.close();

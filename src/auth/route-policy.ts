@@ -30,6 +30,9 @@ const ANY_TOKEN_ROUTES = new Set(['/v1/openapi.json']);
  */
 export function policyRuleFor(method: string, route: string): string | null {
   if (ANY_TOKEN_ROUTES.has(route)) return null;
+  // Tariff's Prometheus metrics (issue 15) on the API's port: operators' data, admin only. A
+  // scraper without a token uses TARIFF_METRICS_PORT, where no token is asked.
+  if (route === '/metrics') return 'context_is_admin';
   const v1 = /^\/v1\/(?:rating|billing)(\/.*)$/.exec(route)?.[1];
   if (v1 !== undefined) {
     if (v1 === '/module_config' || v1.startsWith('/module_config/') || v1 === '/reload_modules') return 'rating:module_config';

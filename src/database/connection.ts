@@ -11,6 +11,7 @@ import { redactUrl, type DatabaseOptions, type PoolSettings } from './dialects/o
 import type { DialectName, DialectTraits } from './dialects/traits.js';
 import { StoredDateTimes } from './stored-datetimes.js';
 import { TimeZone, UnknownTimeZoneError } from '../kernel/time-zone.js';
+import type { TariffMetrics } from '../kernel/metrics.js';
 
 export { DatabaseOpenError, redactUrl, type DatabaseOptions, type OpenedDatabase, type PoolSettings } from './dialects/opening.js';
 
@@ -28,6 +29,8 @@ export interface Database {
   readonly writes: { count: number };
   /** Instants to and from the naive datetime columns, in the zone CloudKitty's hosts use (`TARIFF_CLOUDKITTY_TIMEZONE`). */
   readonly storedDateTimes: StoredDateTimes;
+  /** Where database errors are counted (`GET /metrics`); absent when metrics are off. */
+  readonly metrics?: TariffMetrics;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,8 @@ const URL_SCHEMES: readonly { pattern: RegExp; dialect: DialectName; location: (
 export interface OpenOptions extends DatabaseOptions {
   /** IANA name of the zone CloudKitty's naive datetime columns hold wall time in (`TARIFF_CLOUDKITTY_TIMEZONE`, default `UTC`). */
   cloudKittyTimeZone?: string;
+  /** Metrics to report the pool's connections and the lost ones to (`GET /metrics`). */
+  metrics?: TariffMetrics;
 }
 
 /**
@@ -53,17 +58,25 @@ export interface OpenOptions extends DatabaseOptions {
  *   an SQLite file that cannot be opened or is damaged.
  */
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
+  const { metrics } = options;
+  const onPoolError = options.onPoolError ?? (() => undefined);
   const settings: PoolSettings = {
     poolSize: options.poolSize ?? 10,
     timeoutMs: options.timeoutMs ?? 5000,
-    onPoolError: options.onPoolError ?? (() => undefined),
+    onPoolError: metrics
+      ? (error) => {
+          metrics.databaseError('lost_connection');
+          onPoolError(error);
+        }
+      : onPoolError,
   };
   const storedDateTimes = new StoredDateTimes(timeZoneNamed(options.cloudKittyTimeZone ?? 'UTC'));
   const scheme = URL_SCHEMES.find(({ pattern }) => pattern.test(url));
   if (!scheme) throw new ConfigurationError(`TARIFF_DATABASE_URL must start with sqlite:, postgres:// or mysql://, got '${redactUrl(url)}'`);
   const { traits, open } = dialectNamed(scheme.dialect);
-  const { db, description } = open(scheme.location(url), settings);
-  return { db, traits, description, writes: { count: 0 }, storedDateTimes, close: () => db.destroy() };
+  const { db, description, pool } = open(scheme.location(url), settings);
+  metrics?.watchDatabasePool(pool);
+  return { db, traits, description, writes: { count: 0 }, storedDateTimes, metrics, close: () => db.destroy() };
 }
 
 function timeZoneNamed(name: string): TimeZone {

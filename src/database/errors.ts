@@ -51,6 +51,18 @@ function isUnavailable(driver: DriverError): boolean {
 }
 
 /**
+ * What kind of database error `error` is, for `tariff_database_errors_total`: a wait that ran out
+ * (`timeout`), a connection lost or refused (`lost_connection`), or neither (`undefined`: Tariff's
+ * own errors, constraint races, server faults).
+ */
+export function databaseErrorKind(error: unknown): 'timeout' | 'lost_connection' | undefined {
+  if (error instanceof TariffError || error === null || typeof error !== 'object') return undefined;
+  const driver = error as DriverError;
+  if (driver.code === 'ETIMEDOUT' || anyDialect((traits) => traits.isTimeout(driver))) return 'timeout';
+  return isUnavailable(driver) ? 'lost_connection' : undefined;
+}
+
+/**
  * Classifies an error thrown inside a write transaction (or, without `lastAttempt`, a read).
  *
  * @param context.lastAttempt - whether the transaction may still be retried.

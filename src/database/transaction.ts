@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './connection.js';
 import type { TariffTables } from './tables.js';
-import { classifyDatabaseError } from './errors.js';
+import { classifyDatabaseError, databaseErrorKind } from './errors.js';
 
 /** A Kysely handle bound to one open transaction. */
 export type Transaction = Kysely<TariffTables>;
@@ -99,9 +99,13 @@ export async function inWriteTransaction<T>(database: Database, work: WriteWork<
     } catch (error) {
       const classified = classifyDatabaseError(error, { lastAttempt: attempt >= ATTEMPTS });
       if (classified === 'retry') {
+        database.metrics?.databaseError('deadlock_retried');
         await sleep(Math.random() * 5 * attempt);
         continue;
       }
+      // Counted here when it leaves as a fault of Tariff's; a raw error is counted where the HTTP shell sees it.
+      const kind = classified && database.metrics ? databaseErrorKind(error) : undefined;
+      if (kind) database.metrics?.databaseError(kind);
       throw classified ?? error;
     }
   }

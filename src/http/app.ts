@@ -19,6 +19,8 @@ import { registerRootRoutes } from './root.js';
 import { registerConsole } from './console.js';
 import { installKeystoneAuth, type KeystoneAuthOptions } from './keystone-auth.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
+import { installMetrics } from './metrics.js';
+import type { TariffMetrics } from '../kernel/metrics.js';
 
 /** What {@link buildApp} needs. */
 export interface AppDependencies {
@@ -34,6 +36,8 @@ export interface AppDependencies {
   loggerInstance?: FastifyBaseLogger;
   /** Keystone mode: replaces the real Keystone client (tests). */
   keystoneClient?: KeystoneAuthOptions['client'];
+  /** Counts the answers and serves `GET /metrics` (unless on `TARIFF_METRICS_PORT`); absent: metrics off. */
+  metrics?: TariffMetrics;
 }
 
 /** The application type: Fastify with TypeBox-typed routes. */
@@ -47,7 +51,7 @@ const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded; whatever
  *   `routes` throws.
  */
-export async function buildApp({ config, routes, logger, loggerInstance, keystoneClient }: AppDependencies): Promise<TariffApp> {
+export async function buildApp({ config, routes, logger, loggerInstance, keystoneClient, metrics }: AppDependencies): Promise<TariffApp> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     // Each route's own limit is enforced by installBodyLimits; Fastify stops only past the hard cap.
@@ -81,6 +85,7 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   installFaultHandling(app, { unknownRouteGuard });
   installBodyLimits(app, { defaultBytes: config.bodyLimitBytes, drainBytes: config.bodyDrainLimitBytes });
   installJsonBodies(app, config.jsonMaxDepth);
+  if (metrics) installMetrics(app, metrics, { serveRoute: config.metricsPort === undefined });
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Openstack-Request-Id', request.id);
   });

@@ -14,6 +14,7 @@ import { quoteRoutesV1, quoteRoutesV2 } from './quote/routes.js';
 import type { RatingSnapshotCache } from './quote/snapshot.js';
 import { PriceList, type PriceListLimits } from './price-list/price-list.js';
 import { priceListRoutes } from './price-list/routes.js';
+import type { TariffMetrics } from '../kernel/metrics.js';
 
 /** What the rating routes share. */
 export interface RatingApiOptions {
@@ -28,6 +29,8 @@ export interface RatingApiOptions {
   maxDecimalExponent: number;
   /** How much of a price-list document is read (aliases, depth, problems listed). */
   priceListLimits: PriceListLimits;
+  /** Where priced quotes are counted (`GET /metrics`); absent when metrics are off. */
+  metrics?: TariffMetrics;
 }
 
 /** {@link RatingApiOptions} and whether to hide the routes from the OpenAPI document. */
@@ -41,10 +44,13 @@ async function notConfigurable(): Promise<never> {
 }
 
 /** `/v1/rating` (and its alias): module states, quote, `module_config/<module>/...`. */
-const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (app, { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden }) => {
+const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
+  app,
+  { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics },
+) => {
   const states = new ModuleStateRepository(database, modules);
   await app.register(moduleRoutesV1, { modules: states, onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV1, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
+  await app.register(quoteRoutesV1, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics });
   for (const module of modules.all) {
     const prefix = `/module_config/${module.name}`;
     if (module.routes) {
@@ -62,9 +68,9 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (app, { dat
 
 /** `/v2/rating`: module states, quote and price list. */
 const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, options) => {
-  const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, hidden } = options;
+  const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, hidden, metrics } = options;
   await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV2, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden });
+  await app.register(quoteRoutesV2, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics });
   await app.register(priceListRoutes, {
     priceList: new PriceList(database, modules, priceListLimits),
     onChange: () => snapshots.invalidate(),

@@ -150,6 +150,7 @@ export const mysqlTraits: DialectTraits = {
   isLostRace: (error) => error.errno !== undefined && LOST_RACE_ERRNOS.has(error.errno),
   isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),
   isUnavailable: (error) => UNAVAILABLE_CODES.has(error.code ?? '') || UNAVAILABLE_MESSAGES.test(error.message ?? ''),
+  isTimeout: (error) => error.code === 'PROTOCOL_SEQUENCE_TIMEOUT',
   exhaustedResource(error) {
     const { errno } = error;
     if (errno === undefined) return undefined;

@@ -6,6 +6,13 @@ import { Kysely, MysqlDialect } from 'kysely';
 import { createPool } from 'mysql2';
 import { redactUrl, type OpenedDatabase, type PoolSettings } from './opening.js';
 import type { TariffTables } from '../tables.js';
+import { countingConnections } from './connection-counts.js';
+
+/** mysql2 keeps its free connections in a field it does not document; read with care. */
+function freeConnections(pool: object): number {
+  const free = (pool as { _freeConnections?: { length?: unknown } })._freeConnections?.length;
+  return typeof free === 'number' ? free : 0;
+}
 
 /** Opens a connection pool to the MySQL or MariaDB database at `url` (`mysql://` or `mariadb://`). */
 export function openMysql(url: string, settings: PoolSettings): OpenedDatabase {
@@ -22,6 +29,7 @@ export function openMysql(url: string, settings: PoolSettings): OpenedDatabase {
     enableKeepAlive: true,
   });
   pool.on('connection', (connection) => connection.on('error', settings.onPoolError));
-  const db = new Kysely<TariffTables>({ dialect: new MysqlDialect({ pool }) });
-  return { db, description: redactUrl(url) };
+  const { dialect, counts } = countingConnections(new MysqlDialect({ pool }));
+  const db = new Kysely<TariffTables>({ dialect });
+  return { db, description: redactUrl(url), pool: () => ({ inUse: counts.inUse, idle: freeConnections(pool), waiting: counts.waiting }) };
 }

@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { TariffTables } from '../tables.js';
+import type { PoolStatistics } from '../../kernel/metrics.js';
 
 /** Options of `openDatabase`. */
 export interface DatabaseOptions {
@@ -22,6 +23,8 @@ export type PoolSettings = Required<DatabaseOptions>;
 export interface OpenedDatabase {
   db: Kysely<TariffTables>;
   description: string;
+  /** The pool's connections at this moment, for `GET /metrics`. */
+  pool: () => PoolStatistics;
 }
 
 /**

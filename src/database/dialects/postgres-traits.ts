@@ -14,6 +14,11 @@ const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', 
 /** node-postgres's and pg-pool's messages for a connection that dropped or never came. */
 const UNAVAILABLE_MESSAGES = /Connection terminated|not queryable|Query read timeout|timeout exceeded when trying to connect/i;
 
+/** SQLSTATE query_canceled: what `statement_timeout` raises. */
+const QUERY_CANCELED = '57014';
+/** node-postgres's and pg-pool's messages for a statement or a connection attempt past its time. */
+const TIMEOUT_MESSAGES = /Query read timeout|timeout exceeded when trying to connect|connection timeout/i;
+
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
@@ -125,6 +130,7 @@ export const postgresTraits: DialectTraits = {
   isLostRace: (error) => LOST_RACE_CODES.has(error.code ?? ''),
   isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),
   isUnavailable: (error) => UNAVAILABLE_CODES.has(error.code ?? '') || UNAVAILABLE_MESSAGES.test(error.message ?? ''),
+  isTimeout: (error) => error.code === QUERY_CANCELED || TIMEOUT_MESSAGES.test(error.message ?? ''),
   exhaustedResource(error) {
     if (error.code === DISK_FULL) return 'storage';
     if (error.code?.length === 5 && error.code.startsWith(INSUFFICIENT_RESOURCES_CLASS)) return 'other';

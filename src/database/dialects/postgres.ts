@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { redactUrl, type OpenedDatabase, type PoolSettings } from './opening.js';
 import type { TariffTables } from '../tables.js';
+import { countingConnections } from './connection-counts.js';
 
 const types = {
   // timestamp (1114) and date (1082) stay text: naive wall time, as stored (database/stored-datetimes.ts).
@@ -62,6 +63,7 @@ export function openPostgres(url: string, settings: PoolSettings): OpenedDatabas
     client.on('error', settings.onPoolError);
     preparingStatements(client);
   });
-  const db = new Kysely<TariffTables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, description: redactUrl(url) };
+  const { dialect, counts } = countingConnections(new PostgresDialect({ pool }));
+  const db = new Kysely<TariffTables>({ dialect });
+  return { db, description: redactUrl(url), pool: () => ({ inUse: counts.inUse, idle: pool.idleCount, waiting: counts.waiting }) };
 }

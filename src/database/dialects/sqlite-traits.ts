@@ -58,6 +58,7 @@ export const sqliteTraits: DialectTraits = {
   isLostRace: () => false,
   isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),
   isUnavailable: (error) => BUSY_CODES.has(error.code ?? ''),
+  isTimeout: (error) => BUSY_CODES.has(error.code ?? ''),
   exhaustedResource(error) {
     if (error.code === 'SQLITE_FULL') return 'storage';
     if (error.code === 'SQLITE_NOMEM') return 'other';

@@ -9,6 +9,7 @@ import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import { DatabaseOpenError, type OpenedDatabase } from './opening.js';
 import type { TariffTables } from '../tables.js';
+import { countingConnections } from './connection-counts.js';
 
 /** Distinct SQL texts whose prepared statements are kept; past it the cache starts over. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -83,6 +84,9 @@ export function openSqlite(path: string): OpenedDatabase {
   } catch (error) {
     throw new DatabaseOpenError(`cannot open the SQLite database ${file}: ${describeOpenFailure(error)}`);
   }
-  const db = new Kysely<TariffTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, description: `sqlite:${inMemory ? file : resolve(file)}` };
+  const { dialect, counts } = countingConnections(new SqliteDialect({ database: withStatementCache(sqlite) }));
+  const db = new Kysely<TariffTables>({ dialect });
+  // One connection, lent to one query or transaction at a time.
+  const pool = () => ({ inUse: counts.inUse, idle: 1 - counts.inUse, waiting: counts.waiting });
+  return { db, description: `sqlite:${inMemory ? file : resolve(file)}`, pool };
 }

@@ -246,6 +246,12 @@ export interface DialectTraits {
   isConstraintViolation(error: DriverError): boolean;
   /** Whether the error says the database cannot be reached or is busy past its timeout (beyond the network errors of every driver). */
   isUnavailable(error: DriverError): boolean;
+  /**
+   * Whether the error is a wait that ran out (a lock held past the busy timeout, a statement or a
+   * connection attempt past `TARIFF_DB_TIMEOUT`) rather than a connection lost or refused; for the
+   * `timeout` kind of `tariff_database_errors_total`.
+   */
+  isTimeout(error: DriverError): boolean;
   /** Which resource ran out, when the error says one did; `undefined` for any other error. */
   exhaustedResource(error: DriverError): ExhaustedResource | undefined;
 }

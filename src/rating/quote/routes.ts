@@ -14,6 +14,7 @@ import { priceUsage } from './pricing.js';
 import { Period, QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
 import { hasNumberText } from '../../http/json-number-text.js';
 import { refuseUnreadableNumbers, V1_NUMBER_TEXT_MEMBERS, V2_NUMBER_TEXT_MEMBERS } from './desc-numbers.js';
+import type { TariffMetrics } from '../../kernel/metrics.js';
 
 /** The faults of a quote: bad input, Keystone, body size and type, a failing script, no database or sandbox. */
 const QUOTE_FAULTS = faultResponses(400, 401, 403, 413, 415, 422, 503);
@@ -46,6 +47,15 @@ export interface QuoteRouteOptions {
   maxDecimalExponent: number;
   /** Hide from the OpenAPI document (the `/v1/billing` alias). */
   hidden: boolean;
+  /** Where priced quotes are counted (`GET /metrics`); absent when metrics are off. */
+  metrics?: TariffMetrics;
+}
+
+/** The points of a v2 quote's usage. */
+function pointCount(usage: Usage): number {
+  let count = 0;
+  for (const service in usage) count += usage[service].length;
+  return count;
 }
 
 const HOUR_MS = 3_600_000;
@@ -78,7 +88,7 @@ function callerOf(request: FastifyRequest, tenantId?: string | null): string {
 }
 
 /** `POST /v1/rating/quote`. */
-export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden }) => {
+export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden, metrics }) => {
   app.post(
     '/quote',
     {
@@ -95,6 +105,7 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       },
     },
     async (request, reply) => {
+      const started = performance.now();
       // Service names are caller text (`constructor`, `__proto__`): a null-prototype object.
       const usage: Usage = Object.create(null) as Usage;
       const checkNumbers = hasNumberText(request.body);
@@ -118,13 +129,14 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
         period: { begin: now.toISOString(), end: end.toISOString() },
         maxDecimalExponent,
       });
+      metrics?.quotePriced(request.body.resources.length, (performance.now() - started) / 1000);
       return reply.type('application/json; charset=utf-8').send(priced.total.toString());
     },
   );
 };
 
 /** `POST /v2/rating/quote`. */
-export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden }) => {
+export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden, metrics }) => {
   app.post(
     '/quote',
     {
@@ -141,6 +153,7 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       },
     },
     async (request, reply) => {
+      const started = performance.now();
       const body = request.body;
       if (hasNumberText(body)) {
         for (const [service, points] of Object.entries(body.usage)) {
@@ -163,6 +176,7 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
         period,
         maxDecimalExponent,
       });
+      metrics?.quotePriced(pointCount(body.usage), (performance.now() - started) / 1000);
       // A 100,000-point answer: plain JSON.stringify, no response schema to walk.
       return reply
         .type('application/json; charset=utf-8')

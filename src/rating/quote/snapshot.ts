@@ -10,6 +10,7 @@ import type { ModuleSet } from '../contract/module-set.js';
 import type { RatingModule } from '../contract/rating-module.js';
 import { ModuleStateRepository } from '../module-states/repository.js';
 import { ratingOrder, type ModuleState } from '../module-states/states.js';
+import type { TariffMetrics } from '../../kernel/metrics.js';
 
 /** An enabled module with its rules as loaded: one step of pricing. */
 export interface LoadedModule {
@@ -32,6 +33,8 @@ interface Loaded {
   localWrites: number;
   /** The {@link RatingSnapshotCache.invalidate} generation the load started in. */
   generation: number;
+  /** When it was read (`performance.now()`, ms). */
+  loadedAt: number;
 }
 
 /** A load under way, and the local write count and generation it started at. */
@@ -50,15 +53,29 @@ export class RatingSnapshotCache {
   private loading: Loading | undefined;
   private checkedAt = 0;
   private generation = 0;
+  /** Snapshots read from the database since this cache was created. */
+  private reloads = 0;
 
   private readonly states: ModuleStateRepository;
 
-  /** @param modules - the registered modules, whose rules a snapshot holds. */
+  /**
+   * @param modules - the registered modules, whose rules a snapshot holds.
+   * @param metrics - where the reloads, the snapshot's age and its revision are read (`GET /metrics`).
+   */
   constructor(
     private readonly database: Database,
     private readonly modules: ModuleSet,
+    metrics?: TariffMetrics,
   ) {
     this.states = new ModuleStateRepository(database, modules);
+    metrics?.watchRules(() => {
+      const loaded = this.loaded;
+      return {
+        reloads: this.reloads,
+        ageSeconds: loaded ? (performance.now() - loaded.loadedAt) / 1000 : 0,
+        revision: loaded ? Number(loaded.version) : 0,
+      };
+    });
   }
 
   /** Drops the snapshot (`reload_modules`, module changes), and any load already under way. */
@@ -105,11 +122,12 @@ export class RatingSnapshotCache {
   /** Reads a snapshot; keeps it only if no local write or invalidation happened meanwhile. */
   private async load(localWrites: number, generation: number): Promise<Loaded> {
     const version = await this.version();
+    this.reloads += 1;
     const registered = this.modules.all;
     const [states, ...rules] = await Promise.all([this.states.list(), ...registered.map((module) => module.loadRules(this.database))]);
     const rulesByName = new Map(registered.map((module, index) => [module.name, { module, rules: rules[index] }]));
     const order = ratingOrder(states).map((state) => rulesByName.get(state.name) as LoadedModule);
-    const loaded = { snapshot: { states, ratingOrder: order }, version, localWrites, generation };
+    const loaded = { snapshot: { states, ratingOrder: order }, version, localWrites, generation, loadedAt: performance.now() };
     if (localWrites === this.database.writes.count && generation === this.generation) {
       this.loaded = loaded;
       this.checkedAt = Date.now();

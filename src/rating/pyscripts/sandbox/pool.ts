@@ -14,6 +14,7 @@ import { RestartPolicy } from './restarts.js';
 import type { JsonDataframe } from '../../contract/dataframe.js';
 import type { CompileResult, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
 import { WorkerProcess, type WorkerLimits } from './worker-process.js';
+import type { TariffMetrics } from '../../../kernel/metrics.js';
 
 /**
  * Runs PyScripts (rating.md §6) in a pool of confined worker processes, each with CPython
@@ -47,6 +48,9 @@ export class ScriptSandbox {
   private bootTimer: NodeJS.Timeout | null = null;
   private lastStartError = '';
   private replaced = 0;
+  private timedOut = 0;
+  private crashed = 0;
+  private readonly metrics: TariffMetrics | undefined;
 
   /**
    * @param options - pool size (default 2), spare workers (1), time limit in ms (2000), memory
@@ -67,6 +71,18 @@ export class ScriptSandbox {
       tenantRuns: integerOption(options.tenantRuns ?? 10, 'tenantRuns', 1),
       // By then a worker has freed: a run holds one at most the time limit (plus the kill grace).
       retryAfterSeconds: Math.max(1, Math.ceil(this.timeoutMs / 1000)),
+    });
+    this.metrics = options.metrics;
+    this.metrics?.watchSandbox(() => {
+      const stats = this.stats();
+      return {
+        busy: stats.running + stats.compiling,
+        idle: stats.idle,
+        queued: stats.queued + stats.queuedCompiles,
+        timeouts: stats.timedOut,
+        crashes: stats.crashed,
+        restarts: stats.replaced,
+      };
     });
     const pyodideDir = dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
     this.config = {
@@ -186,6 +202,8 @@ export class ScriptSandbox {
       replaced: this.replaced,
       refused: this.queue.refused,
       expired: this.queue.expired,
+      timedOut: this.timedOut,
+      crashed: this.crashed,
       restartDelayMs: this.restarts.delayMs(loaded > 0),
     };
   }
@@ -214,8 +232,10 @@ export class ScriptSandbox {
       const job = this.queue.nextCompile() ?? (this.queue.running < this.poolSize ? this.queue.nextRun() : undefined);
       if (!job) return;
       const worker = this.idle.shift() as WorkerProcess;
+      const started = performance.now();
       void worker.request(job.request).then((outcome) => {
         this.queue.finished(job);
+        this.count(job, outcome, started);
         if (spoilsWorker(outcome)) {
           this.restarts.workerKilled();
           worker.kill();
@@ -227,6 +247,13 @@ export class ScriptSandbox {
         this.pump();
       });
     }
+  }
+
+  /** Counts a finished call for `stats()` and the metrics: its kill, if any; a run's duration. */
+  private count(job: Job, outcome: Outcome, started: number): void {
+    if (outcome.type === 'timeout') this.timedOut++;
+    else if (outcome.type === 'memory' || outcome.type === 'fatal') this.crashed++;
+    if (job.kind === 'run') this.metrics?.sandboxRun((performance.now() - started) / 1000);
   }
 
   // ---- workers --------------------------------------------------------------------------------

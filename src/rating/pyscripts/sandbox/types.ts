@@ -2,6 +2,7 @@
  * Shapes the PyScripts sandbox takes and gives (rating.md §1 and §6). The dataframe it exchanges
  * is the rating modules' JSON dataframe (`contract/dataframe.ts`).
  */
+import type { TariffMetrics } from '../../../kernel/metrics.js';
 
 /** A script to run: its name (used in errors and as Python's file name) and Python source. */
 export interface ScriptSource {
@@ -65,11 +66,13 @@ export interface SandboxOptions {
    * the run fails at once with `SandboxBusyError` (`reason: 'tenant'`). Default 10.
    */
   tenantRuns?: number;
+  /** Where the workers, the queue, the kills and the run durations are reported (`GET /metrics`). */
+  metrics?: TariffMetrics;
 }
 
 /**
  * The pool's state, for health checks, logs and tests. Counts are of this moment, except
- * `replaced`, `refused` and `expired`, which count since the sandbox was created.
+ * `replaced`, `timedOut`, `crashed`, `refused` and `expired`, which count since the sandbox was created.
  */
 export interface SandboxStats {
   /** Worker processes alive: loaded or booting. */
@@ -88,6 +91,10 @@ export interface SandboxStats {
   queuedCompiles: number;
   /** Workers killed after a timeout, memory excess or crash, and replaced. */
   replaced: number;
+  /** Runs and compile checks stopped at the time limit (their worker killed). */
+  timedOut: number;
+  /** Runs and compile checks whose worker went past the memory limit or crashed. */
+  crashed: number;
   /** Calls refused at once because a queue or a tenant's share was full. */
   refused: number;
   /** Calls dropped from a queue after waiting `queueWaitMs`. */

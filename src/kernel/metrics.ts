@@ -1,0 +1,234 @@
+/**
+ * Tariff's Prometheus metrics (`GET /metrics`, issue 15): every series is defined here, on a
+ * registry of this process's own, so that each layer records through {@link TariffMetrics}'s small
+ * methods without importing prom-client. Durations are in seconds, as Prometheus wants them.
+ *
+ * Two ways in: the hot paths (an HTTP answer, a quote, a sandbox run, a database error) call a
+ * method that updates a series at once; the state of things (pool connections, sandbox workers,
+ * the rules' age) is read only when Prometheus scrapes, from a source the owner registered with a
+ * `watch…` method. docs/api.md §9 lists the series.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** A database error worth counting: why requests failed or were repeated. */
+export type DatabaseErrorKind = 'timeout' | 'lost_connection' | 'deadlock_retried';
+
+/** The connections of the database pool at one moment (SQLite: its one connection). */
+export interface PoolStatistics {
+  /** Connections lent to a query or a transaction. */
+  inUse: number;
+  /** Connections open and free. */
+  idle: number;
+  /** Queries and transactions waiting for a connection. */
+  waiting: number;
+}
+
+/** The rules the quotes price with, at one moment. */
+export interface RulesStatistics {
+  /** Times a rating snapshot was loaded from the database, since the process started. */
+  reloads: number;
+  /** Seconds since the snapshot in use was loaded; 0 before the first one. */
+  ageSeconds: number;
+  /** The configuration revision of that snapshot (`tariff_config_version`); 0 before the first one. */
+  revision: number;
+}
+
+/** The PyScripts sandbox at one moment; the last three count since it was created. */
+export interface SandboxStatistics {
+  /** Workers running a script or a compile check. */
+  busy: number;
+  /** Workers loaded and waiting for work (spares included). */
+  idle: number;
+  /** Runs and compile checks waiting for a worker. */
+  queued: number;
+  /** Runs and compile checks stopped at the time limit. */
+  timeouts: number;
+  /** Workers lost otherwise: past the memory limit, or crashed. */
+  crashes: number;
+  /** Workers killed (by a limit or a crash) and replaced. */
+  restarts: number;
+}
+
+/** Buckets of the HTTP request durations, in seconds: from 0.5 ms (a cached read) to 10 s. */
+const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Buckets of the quote and script run durations, in seconds: 1 ms to 30 s. */
+const WORK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The label of requests no route matched (a 404), so that unknown paths make one series, not one each. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** The series of one route, method and status (the counter) and route and method (the histogram). */
+interface RequestSeries {
+  count: { inc(): void };
+  duration: { observe(seconds: number): void };
+}
+
+/** Node's default metrics go to one registry per process: they watch the process, not an app. */
+let processRegistry: Registry | undefined;
+
+function defaultProcessMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * The metrics of one Tariff app: create one per app (`src/application.ts`, `src/server.ts`) and
+ * hand it to the database, the sandbox, the rules and the HTTP shell. Node's default process
+ * metrics (`process_*`, `nodejs_*`) are shared by every app of the process.
+ */
+export class TariffMetrics {
+  private readonly registry = new Registry();
+  private readonly httpRequests = new Counter({
+    name: 'tariff_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status code.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly httpDurations = new Histogram({
+    name: 'tariff_http_request_duration_seconds',
+    help: 'Time from receiving an HTTP request to the end of its answer, in seconds, by route template and method.',
+    labelNames: ['route', 'method'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
+  /** Series by route, method and status: no label hashing or allocation per request once seen. */
+  private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
+  private readonly databaseErrors = new Counter({
+    name: 'tariff_database_errors_total',
+    help: 'Database errors by kind: timeout (a statement or a connection took too long), lost_connection, deadlock_retried (a lost race, the transaction repeated).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly quotePoints = new Counter({
+    name: 'tariff_quote_points_total',
+    help: 'Dataframe points priced by quotes (v1 resources and v2 points).',
+    registers: [this.registry],
+  });
+  private readonly quoteDurations = new Histogram({
+    name: 'tariff_quote_duration_seconds',
+    help: 'Time to price one quote with the enabled modules (rules, engines, scripts), in seconds.',
+    buckets: WORK_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly sandboxRunDurations = new Histogram({
+    name: 'tariff_sandbox_run_duration_seconds',
+    help: "Time a sandbox worker took for one script run (a quote's scripts together), in seconds, whatever its outcome.",
+    buckets: WORK_BUCKETS,
+    registers: [this.registry],
+  });
+  private poolSource: (() => PoolStatistics) | undefined;
+  private rulesSource: (() => RulesStatistics) | undefined;
+  private sandboxSource: (() => SandboxStatistics) | undefined;
+
+  constructor() {
+    for (const kind of ['timeout', 'lost_connection', 'deadlock_retried'] as const) this.databaseErrors.labels(kind).inc(0);
+    this.gauge('tariff_database_pool_connections_in_use', 'Database connections lent to a query or a transaction.', () => this.poolSource?.().inUse);
+    this.gauge('tariff_database_pool_connections_idle', 'Database connections open and free.', () => this.poolSource?.().idle);
+    this.gauge('tariff_database_pool_waiting', 'Queries and transactions waiting for a database connection.', () => this.poolSource?.().waiting);
+    this.total('tariff_rules_reloads_total', 'Rating snapshots (module states and rules) loaded from the database.', () => this.rulesSource?.().reloads);
+    this.gauge(
+      'tariff_rules_age_seconds',
+      'Seconds since the rating snapshot in use was loaded (0 before the first quote).',
+      () => this.rulesSource?.().ageSeconds,
+    );
+    this.gauge('tariff_configuration_revision', 'The configuration revision the rating snapshot in use was loaded at.', () => this.rulesSource?.().revision);
+    this.gauge('tariff_sandbox_workers_busy', 'Sandbox workers running a script or a compile check.', () => this.sandboxSource?.().busy);
+    this.gauge('tariff_sandbox_workers_idle', 'Sandbox workers loaded and waiting for work.', () => this.sandboxSource?.().idle);
+    this.gauge('tariff_sandbox_queue_length', 'Script runs and compile checks waiting for a sandbox worker.', () => this.sandboxSource?.().queued);
+    this.total('tariff_sandbox_timeouts_total', 'Script runs and compile checks stopped at the time limit.', () => this.sandboxSource?.().timeouts);
+    this.total('tariff_sandbox_crashes_total', 'Sandbox workers killed past the memory limit or crashed.', () => this.sandboxSource?.().crashes);
+    this.total('tariff_sandbox_restarts_total', 'Sandbox workers killed (a limit or a crash) and replaced.', () => this.sandboxSource?.().restarts);
+  }
+
+  /** The media type of {@link text}: Prometheus text format 0.0.4. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Every series, Node's default process metrics included, in Prometheus text format. */
+  async text(): Promise<string> {
+    const [own, process] = await Promise.all([this.registry.metrics(), defaultProcessMetrics().metrics()]);
+    return `${own}\n${process}`;
+  }
+
+  /**
+   * Counts one HTTP answer and its duration. Called once per request: after the first request of a
+   * route, method and status it only looks up three maps.
+   *
+   * @param route - the route template (`/v1/rating/module_config/hashmap/mappings/:mapping_id`),
+   *   {@link UNMATCHED_ROUTE} when none matched.
+   * @param seconds - from receiving the request to the end of the answer.
+   */
+  httpAnswered(route: string, method: string, status: number, seconds: number): void {
+    let byMethod = this.requestSeries.get(route);
+    if (!byMethod) this.requestSeries.set(route, (byMethod = new Map<string, Map<number, RequestSeries>>()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, RequestSeries>()));
+    let series = byStatus.get(status);
+    if (!series) {
+      series = { count: this.httpRequests.labels(route, method, String(status)), duration: this.httpDurations.labels(route, method) };
+      byStatus.set(status, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
+  }
+
+  /** Counts one database error of `kind`. */
+  databaseError(kind: DatabaseErrorKind): void {
+    this.databaseErrors.labels(kind).inc();
+  }
+
+  /** Counts one priced quote: its points (v1 resources, v2 points) and its duration in seconds. */
+  quotePriced(points: number, seconds: number): void {
+    this.quotePoints.inc(points);
+    this.quoteDurations.observe(seconds);
+  }
+
+  /** Records the duration of one sandbox script run, in seconds. */
+  sandboxRun(seconds: number): void {
+    this.sandboxRunDurations.observe(seconds);
+  }
+
+  /** Where the pool gauges are read at each scrape (the last database opened with these metrics). */
+  watchDatabasePool(source: () => PoolStatistics): void {
+    this.poolSource = source;
+  }
+
+  /** Where the rules' reloads, age and revision are read at each scrape. */
+  watchRules(source: () => RulesStatistics): void {
+    this.rulesSource = source;
+  }
+
+  /** Where the sandbox's gauges and counts are read at each scrape. */
+  watchSandbox(source: () => SandboxStatistics): void {
+    this.sandboxSource = source;
+  }
+
+  /** A gauge read from `read` at each scrape (0 while it gives nothing). */
+  private gauge(name: string, help: string, read: () => number | undefined): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read() ?? 0);
+      },
+    });
+  }
+
+  /** A counter whose total is kept by its owner and read from `read` at each scrape. */
+  private total(name: string, help: string, read: () => number | undefined): void {
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(read() ?? 0);
+      },
+    });
+  }
+}
