@@ -66,5 +66,5 @@ export function buildTariffApp({ config, database, modules, logger, loggerInstan
     maxDecimalExponent: config.maxDecimalExponent,
     priceListLimits: { maxAliases: config.priceListMaxAliases, maxDepth: config.jsonMaxDepth, maxProblems: config.priceListMaxProblems },
   });
-  return buildApp({ config, routes, logger, loggerInstance, keystoneClient, metrics });
+  return buildApp({ config, routes, logger, loggerInstance, keystoneClient, database, metrics });
 }

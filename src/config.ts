@@ -105,6 +105,23 @@ export interface TariffConfig {
    * (`TARIFF_CLOUDKITTY_TIMEZONE`, an IANA name, default `UTC`; kept under its canonical name).
    */
   cloudKittyTimeZone: string;
+  /**
+   * `/healthcheck` also asks the database (`TARIFF_HEALTHCHECK_DATABASE`, `true` or `false`,
+   * default `false`): 503 when it does not answer within {@link healthcheckDatabaseTimeoutMs}.
+   */
+  healthcheckDatabase: boolean;
+  /** Milliseconds the health check waits for the database (`TARIFF_HEALTHCHECK_DATABASE_TIMEOUT`, seconds, default 2). */
+  healthcheckDatabaseTimeoutMs: number;
+  /**
+   * oslo.middleware compat (`disable_by_file_path`): while this file exists `/healthcheck`
+   * answers 503 `DISABLED BY FILE` (`TARIFF_HEALTHCHECK_DISABLE_FILE`, an absolute path; unset: never).
+   */
+  healthcheckDisableFile?: string;
+  /**
+   * Milliseconds a SIGTERM/SIGINT drain lets requests in flight finish before their connections
+   * are cut (`TARIFF_SHUTDOWN_TIMEOUT`, seconds, default 30).
+   */
+  shutdownTimeoutMs: number;
 }
 
 /** Thrown when an environment variable holds a value Tariff cannot use; the message names it. */
@@ -160,7 +177,29 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
     databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,
     cloudKittyTimeZone: timeZoneName(environment),
+    healthcheckDatabase: booleanSetting(environment, 'TARIFF_HEALTHCHECK_DATABASE', false),
+    healthcheckDatabaseTimeoutMs: positiveNumber(environment, 'TARIFF_HEALTHCHECK_DATABASE_TIMEOUT', 2) * 1000,
+    healthcheckDisableFile: absolutePath(environment, 'TARIFF_HEALTHCHECK_DISABLE_FILE'),
+    shutdownTimeoutMs: positiveNumber(environment, 'TARIFF_SHUTDOWN_TIMEOUT', 30) * 1000,
   };
+}
+
+/** oslo.config compat (BoolOpt): `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`, any case. */
+function booleanSetting(environment: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const text = environment[name];
+  if (text === undefined || text === '') return fallback;
+  const word = text.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(word)) return true;
+  if (['false', '0', 'no', 'off'].includes(word)) return false;
+  throw new ConfigurationError(`${name} must be true or false, got '${text}'`);
+}
+
+/** An absolute file path, or undefined when the variable is unset or empty. */
+function absolutePath(environment: NodeJS.ProcessEnv, name: string): string | undefined {
+  const text = environment[name];
+  if (text === undefined || text === '') return undefined;
+  if (!text.startsWith('/') || text.includes('\0')) throw new ConfigurationError(`${name} must be an absolute file path, got '${text}'`);
+  return text;
 }
 
 /** The canonical name of `TARIFF_CLOUDKITTY_TIMEZONE` (default `UTC`). */

@@ -16,6 +16,10 @@ import { installBodyLimits } from './body-limit.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { keepNumberTextInPlace, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
+import type { Database } from '../database/connection.js';
+import { databaseCheck, disableByFileCheck, type HealthCheck } from './healthcheck/checks.js';
+import { keystoneAdminOnly } from './healthcheck/keystone-admin.js';
+import { registerHealthcheck, type HealthcheckOptions } from './healthcheck/route.js';
 import { registerConsole } from './console.js';
 import { installKeystoneAuth, type KeystoneAuthOptions } from './keystone-auth.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
@@ -36,6 +40,8 @@ export interface AppDependencies {
   loggerInstance?: FastifyBaseLogger;
   /** Keystone mode: replaces the real Keystone client (tests). */
   keystoneClient?: KeystoneAuthOptions['client'];
+  /** The database `/healthcheck` asks when `config.healthcheckDatabase` is on. */
+  database?: Database;
   /** Counts the answers and serves `GET /metrics` (unless on `TARIFF_METRICS_PORT`); absent: metrics off. */
   metrics?: TariffMetrics;
 }
@@ -51,11 +57,15 @@ const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded; whatever
  *   `routes` throws.
  */
-export async function buildApp({ config, routes, logger, loggerInstance, keystoneClient, metrics }: AppDependencies): Promise<TariffApp> {
+export async function buildApp({ config, routes, logger, loggerInstance, keystoneClient, database, metrics }: AppDependencies): Promise<TariffApp> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     // Each route's own limit is enforced by installBodyLimits; Fastify stops only past the hard cap.
     bodyLimit: config.bodyDrainLimitBytes,
+    // The drain on SIGTERM (server.ts): idle keep-alive connections are closed at once; a request
+    // arriving on a busy one is still served, with `Connection: close`, rather than refused.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // Errors the router raises before any route is chosen get the WSME fault body too: a
     // malformed URL (bad percent-encoding) is a 400; a path segment too long to be any id is not
@@ -75,11 +85,14 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false, verbose: true, strict: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // noauth: every caller is CloudKitty's admin context, and may see the health check's details.
+  let mayShowHealthDetails: HealthcheckOptions['mayShowDetails'] = () => true;
 
   let unknownRouteGuard: ReturnType<typeof installKeystoneAuth> | undefined;
   if (config.auth === 'keystone' && config.keystone) {
     const enforcer = new PolicyEnforcer({ policyFile: config.policyFile });
     for (const warning of enforcer.warnings) app.log.warn({ policyFile: config.policyFile }, warning);
+    mayShowHealthDetails = keystoneAdminOnly({ settings: config.keystone, client: keystoneClient, enforcer });
     unknownRouteGuard = installKeystoneAuth(app, { settings: config.keystone, enforcer, client: keystoneClient });
   }
   installFaultHandling(app, { unknownRouteGuard });
@@ -102,6 +115,9 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   });
 
   registerRootRoutes(app);
+  const healthChecks: HealthCheck[] = [disableByFileCheck(config.healthcheckDisableFile)];
+  if (config.healthcheckDatabase && database) healthChecks.push(databaseCheck(database, config.healthcheckDatabaseTimeoutMs));
+  registerHealthcheck(app, { checks: healthChecks, mayShowDetails: mayShowHealthDetails });
   await registerConsole(app);
   await routes(app);
   return app;

@@ -1,6 +1,6 @@
 /**
- * Unversioned routes: API version discovery (`/`, `/v1`, `/v2`), `/healthcheck` (oslo.middleware's
- * healthcheck, which CloudKitty mounts) and the OpenAPI document.
+ * Unversioned routes: API version discovery (`/`, `/v1`, `/v2`) and the OpenAPI document
+ * (`/healthcheck` is `healthcheck/route.ts`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { faultResponses } from './fault-schema.js';
@@ -24,13 +24,12 @@ function version(request: FastifyRequest, id: 'v1' | 'v2') {
   };
 }
 
-/** Registers `/`, `/v1`, `/v2`, `/healthcheck` and `/v1/openapi.json`. */
+/** Registers `/`, `/v1`, `/v2` and `/v1/openapi.json`. */
 export function registerRootRoutes(app: FastifyInstance): void {
   const hide = { schema: { hide: true } };
   app.get('/', hide, async (request) => ({ versions: [version(request, 'v1'), version(request, 'v2')] }));
   app.get('/v1', hide, async (request) => ({ version: version(request, 'v1') }));
   app.get('/v2', hide, async (request) => ({ version: version(request, 'v2') }));
-  app.get('/healthcheck', hide, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('OK'));
   // Public routes answer only 200; the document needs a token in Keystone mode (a 401 fault).
   app.get(
     '/v1/openapi.json',
