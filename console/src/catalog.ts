@@ -92,26 +92,32 @@ export function groupName(catalog: Catalog, groupId: string | null): string {
  * @throws ApiError when a call is refused.
  */
 export async function loadCatalog(options: { deleted?: boolean } = {}): Promise<Catalog> {
-  const [services, groups, mappings, thresholds] = await Promise.all([
-    call<{ services: Service[] }>('GET', `${HASHMAP}/services`),
+  const servicesLoaded = call<{ services: Service[] }>('GET', `${HASHMAP}/services`).then((answer) => answer.services);
+  // Each service's fields are asked for as soon as the services are known, not after the (much
+  // longer) list of mappings has been read.
+  const fieldsLoaded = servicesLoaded.then(async (services) =>
+    (
+      await Promise.all(
+        services.map((service) =>
+          call<{ fields: Field[] }>('GET', `${HASHMAP}/fields?service_id=${encodeURIComponent(service.service_id)}`).then((answer) => answer.fields),
+        ),
+      )
+    ).flat(),
+  );
+  const [services, fields, groups, mappings, thresholds] = await Promise.all([
+    servicesLoaded,
+    fieldsLoaded,
     call<{ groups: Group[] }>('GET', `${HASHMAP}/groups`),
     call<{ mappings: Mapping[] }>('GET', `${HASHMAP}/mappings${options.deleted ? '?deleted=true' : ''}`),
     call<{ thresholds: Threshold[] }>('GET', `${HASHMAP}/thresholds`),
   ]);
-  const fields = (
-    await Promise.all(
-      services.services.map((service) =>
-        call<{ fields: Field[] }>('GET', `${HASHMAP}/fields?service_id=${encodeURIComponent(service.service_id)}`).then((answer) => answer.fields),
-      ),
-    )
-  ).flat();
   return {
-    services: services.services,
+    services,
     fields,
     groups: groups.groups,
     mappings: mappings.mappings,
     thresholds: thresholds.thresholds,
-    serviceById: new Map(services.services.map((service) => [service.service_id, service])),
+    serviceById: new Map(services.map((service) => [service.service_id, service])),
     fieldById: new Map(fields.map((field) => [field.field_id, field])),
     groupById: new Map(groups.groups.map((group) => [group.group_id, group])),
   };
