@@ -47,9 +47,11 @@ export const DATABASE_UNREACHABLE = 'DATABASE UNREACHABLE';
 
 /**
  * Asks the database for one row of `tariff_config_version` through the pool, at most
- * `timeoutMs`: on PostgreSQL and MariaDB a round trip as cheap as `select 1`; on SQLite it reads
- * the file, so an unreadable or damaged file fails (a file removed or renamed does not: the
- * process keeps it open). Concurrent health checks share one query.
+ * `timeoutMs`: on PostgreSQL and MariaDB a round trip as cheap as `select 1`, failing when the
+ * server is down, unreachable or too busy to answer in time. SQLite lives in the process: the
+ * check fails when the handle is closed or a read fails (I/O errors, damaged pages), not when
+ * the file is removed or overwritten while the pages it needs are cached. Concurrent health
+ * checks share one query.
  *
  * @param database - the process's database; its description (no credentials) goes into details.
  */
