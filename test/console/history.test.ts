@@ -101,6 +101,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console history page in chromium', () 
 
   it('shows a mapping’s versions in start order with their states, dates, costs and authors', async () => {
     const { page } = tariff;
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto(tariff.at('history/mappings/m1-large'));
     await expect.poll(() => page.locator('h1').textContent()).toBe('History of mapping m1-large');
     const rows = await versionRows(page);
