@@ -130,7 +130,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console groups page in chromium', () =
     expect(xlarge.deleted).toBeNull();
     const thresholds = (await tariff.api<{ thresholds: (Rule & { level: string })[] }>('GET', `${H}/thresholds`)).thresholds;
     expect(thresholds.find((threshold) => threshold.level === '100.00000000')?.group_id).toBeNull();
-    expect(mappings.concat(thresholds).some((rule) => rule.group_id === night)).toBe(false);
+    expect([...mappings, ...thresholds].some((rule: Rule) => rule.group_id === night)).toBe(false);
   });
 
   it('deletes a group with its rules: mappings soft-deleted, thresholds deleted', async () => {
