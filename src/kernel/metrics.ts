@@ -6,7 +6,7 @@
  * Two ways in: the hot paths (an HTTP answer, a quote, a sandbox run, a database error) call a
  * method that updates a series at once; the state of things (pool connections, sandbox workers,
  * the rules' age) is read only when Prometheus scrapes, from a source the owner registered with a
- * `watch…` method. docs/api.md §9 lists the series.
+ * `watch…` method. docs/api.md §10 lists the series.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
