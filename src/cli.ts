@@ -22,13 +22,27 @@ const USAGE = `usage: tariff [serve | db upgrade [--dry-run] | price-list export
   db upgrade --dry-run  print what 'db upgrade' would change, changing nothing
 ${PRICE_LIST_USAGE}`;
 
+/** Past the drain's timeout, how long closing the sandbox and the database may take before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+/**
+ * Serves until SIGTERM or SIGINT, then drains (server.ts) and exits: 0 when every request in
+ * flight finished within `TARIFF_SHUTDOWN_TIMEOUT`; 1 when some were cut at the timeout, when
+ * closing failed, or when it still had not finished {@link SHUTDOWN_GRACE_MS} after the timeout.
+ * A second signal of the same kind ends the process at once (Node's default).
+ */
 async function serve(): Promise<void> {
-  const server = await startServer(loadConfig());
+  const config = loadConfig();
+  const server = await startServer(config);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       server.app.log.info({ signal }, 'shutting down');
+      setTimeout(() => {
+        server.app.log.error({ timeout_s: config.shutdownTimeoutMs / 1000 }, 'shutdown did not finish in time; exiting');
+        process.exit(1);
+      }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref();
       server.stop().then(
-        () => process.exit(0),
+        (report) => process.exit(report.cutRequests > 0 ? 1 : 0),
         (error) => {
           server.app.log.error({ err: error }, 'unclean shutdown');
           process.exit(1);

@@ -1,7 +1,9 @@
 /**
- * Runs one Tariff process: opens and migrates the database, listens, and shuts down cleanly on
- * SIGTERM/SIGINT (stops accepting, finishes requests in flight, closes the database).
+ * Runs one Tariff process: opens and migrates the database, listens, and drains on
+ * SIGTERM/SIGINT (stops accepting, lets requests in flight finish within
+ * `TARIFF_SHUTDOWN_TIMEOUT`, stops the sandbox workers, closes the database).
  */
+import type { ServerResponse } from 'node:http';
 import type { TariffApp } from './http/app.js';
 import { buildTariffApp, ratingModules } from './application.js';
 import { openDatabase, type Database } from './database/connection.js';
@@ -41,14 +43,29 @@ async function waitForDatabase(database: Database, timeoutMs: number, logger: Lo
   }
 }
 
+/** How a drain ended. */
+export interface ShutdownReport {
+  /** Requests still in flight at `TARIFF_SHUTDOWN_TIMEOUT`, whose connections were cut (0: a clean drain). */
+  cutRequests: number;
+}
+
 /** A running server. */
 export interface RunningServer {
   app: TariffApp;
   database: Database;
   /** The bound address, e.g. `http://127.0.0.1:8889`. */
   url: string;
-  stop(): Promise<void>;
+  /**
+   * Drains: stops accepting connections and closes idle keep-alive ones at once; requests in
+   * flight finish (their answers carry `Connection: close`), and so do requests arriving on their
+   * connections meanwhile; at `config.shutdownTimeoutMs` every connection left is cut. Then the
+   * sandbox workers are killed and the database pool closed. Calling it again returns the same drain.
+   */
+  stop(): Promise<ShutdownReport>;
 }
+
+/** Requests in flight named in the log when a drain cuts them, at most. */
+const CUT_REQUESTS_LOGGED = 20;
 
 /**
  * Opens the database, applies migrations (Tariff's and the rating modules'), builds the app with
@@ -97,20 +114,45 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
     app.addHook('onSend', async (_request, reply) => {
       if (closing) reply.header('Connection', 'close');
     });
+    // The requests in flight (until their answer is sent or their connection lost), for the drain's log.
+    const inFlight = new Map<ServerResponse, string>();
+    app.addHook('onRequest', async (request, reply) => {
+      inFlight.set(reply.raw, `${request.method} ${request.url}`);
+      reply.raw.once('close', () => inFlight.delete(reply.raw));
+    });
     if (applied.length > 0) app.log.info({ migrations: applied.map((result) => result.migrationName) }, 'database migrated');
     const url = await app.listen({ host: config.host, port: config.port });
     app.log.info({ database: database.description, url }, 'Tariff is serving the rating API');
     const metricsListener =
       metrics && config.metricsPort !== undefined ? await listenForMetrics(metrics, { host: config.host, port: config.metricsPort }) : undefined;
     if (metricsListener) app.log.info({ url: `${metricsListener.url}/metrics` }, 'Tariff is serving its metrics');
-    let stopping: Promise<void> | undefined;
+    let stopping: Promise<ShutdownReport> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         closing = true;
+        app.log.info(
+          { in_flight: inFlight.size, timeout_s: config.shutdownTimeoutMs / 1000 },
+          'draining: no new connections, finishing the requests in flight',
+        );
+        let cutRequests = 0;
+        const cut = setTimeout(() => {
+          cutRequests = inFlight.size;
+          app.log.error(
+            { requests: [...inFlight.values()].slice(0, CUT_REQUESTS_LOGGED), count: cutRequests, timeout_s: config.shutdownTimeoutMs / 1000 },
+            'drain timeout: cutting the connections of the requests still in flight',
+          );
+          app.server.closeAllConnections();
+        }, config.shutdownTimeoutMs);
         await metricsListener?.close();
-        await app.close();
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(cut);
+        }
         await sandbox?.close();
         await database.close();
+        app.log.info({ cut_requests: cutRequests }, 'stopped');
+        return { cutRequests };
       })());
     return { app, database, url, stop };
   } catch (error) {
