@@ -21,8 +21,14 @@ interface RuleCounts {
 /** The rule counts of every group, by group id. */
 function countRulesByGroup(catalog: Catalog): Map<string, RuleCounts> {
   const counts = new Map(catalog.groups.map((group) => [group.group_id, { mappings: 0, thresholds: 0 }]));
-  for (const mapping of catalog.mappings) if (mapping.group_id !== null) counts.get(mapping.group_id)!.mappings++;
-  for (const threshold of catalog.thresholds) if (threshold.group_id !== null) counts.get(threshold.group_id)!.thresholds++;
+  for (const mapping of catalog.mappings) {
+    const count = mapping.group_id === null ? undefined : counts.get(mapping.group_id);
+    if (count !== undefined) count.mappings++;
+  }
+  for (const threshold of catalog.thresholds) {
+    const count = threshold.group_id === null ? undefined : counts.get(threshold.group_id);
+    if (count !== undefined) count.thresholds++;
+  }
   return counts;
 }
 
@@ -56,7 +62,10 @@ export function Groups() {
   return (
     <section class="groups">
       <h1>Groups</h1>
-      <p class="hint">Mappings and thresholds in one group add up; across groups, each group rates on its own (CloudKitty’s hashmap groups).</p>
+      <p class="hint">
+        Each group prices a resource on its own: within a group the most expensive flat mapping applies, rates multiply and the highest threshold reached wins;
+        the resource’s price is the sum of its groups’ amounts. Rules without a group form one group of their own.
+      </p>
       <Fault message={fault} />
       {notice !== undefined && (
         <p role="status" class="group-notice">
@@ -91,17 +100,19 @@ export function Groups() {
                   <th scope="row">{group.name}</th>
                   <td data-count="mappings">{counts.get(group.group_id)?.mappings ?? 0}</td>
                   <td data-count="thresholds">{counts.get(group.group_id)?.thresholds ?? 0}</td>
-                  <td class="group-actions">
-                    <button
-                      type="button"
-                      aria-pressed={opened.kind === 'rules' && opened.groupId === group.group_id}
-                      onClick={() => open({ kind: 'rules', groupId: group.group_id })}
-                    >
-                      Show the rules of {group.name}
-                    </button>
-                    <button type="button" onClick={() => open({ kind: 'delete', groupId: group.group_id })}>
-                      Delete {group.name}…
-                    </button>
+                  <td>
+                    <div class="group-actions">
+                      <button
+                        type="button"
+                        aria-pressed={opened.kind === 'rules' && opened.groupId === group.group_id}
+                        onClick={() => open({ kind: 'rules', groupId: group.group_id })}
+                      >
+                        Show the rules of {group.name}
+                      </button>
+                      <button type="button" onClick={() => open({ kind: 'delete', groupId: group.group_id })}>
+                        Delete {group.name}…
+                      </button>
+                    </div>
                   </td>
                 </tr>
               ))}
