@@ -75,19 +75,19 @@ describe.skipIf(!CLI_AVAILABLE || !CHROMIUM_AVAILABLE)('the cloudkitty CLI lists
 
     const services = await cli('hashmap', 'service', 'list');
     expect(services).toEqual([{ Name: 'compute', 'Service ID': expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
-    const serviceId = services[0]!['Service ID'] as string;
+    const serviceId = services[0]['Service ID'] as string;
     const fields = await cli('hashmap', 'field', 'list', serviceId);
     expect(fields).toEqual([{ Name: 'flavor', 'Field ID': expect.stringMatching(/^[0-9a-f-]{36}$/), 'Service ID': serviceId }]);
     const [group] = await cli('hashmap', 'group', 'list');
     expect(group).toMatchObject({ Name: 'discounts' });
-    const mappings = await cli('hashmap', 'mapping', 'list', '--field-id', fields[0]!['Field ID'] as string);
+    const mappings = await cli('hashmap', 'mapping', 'list', '--field-id', fields[0]['Field ID'] as string);
     expect(mappings).toEqual([
       expect.objectContaining({
         Value: 'm1.small',
         Cost: '0.2500000000000000000000000000',
         Type: 'rate',
-        'Field ID': fields[0]!['Field ID'],
-        'Group ID': group!['Group ID'],
+        'Field ID': fields[0]['Field ID'],
+        'Group ID': group['Group ID'],
         'Project ID': 'demo',
       }),
     ]);
