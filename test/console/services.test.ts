@@ -171,31 +171,43 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console services page in chromium', ()
       expect(await page.getByRole('status').textContent()).toBe('2 rules of 7');
     });
 
-    it('opens the editor from its entry points, by keyboard too, and links each mapping to its history', async () => {
+    it('opens the editor from its entry points, by keyboard too, reloads after a write, and links each mapping to its history', async () => {
       const { page } = tariff;
       await page.goto(tariff.at('services'));
-      for (const name of [
-        'New service',
-        'New field on service compute',
-        'New mapping on service volume',
-        'New threshold on field compute / flavor',
-        'Edit or delete service network',
-        'Edit or delete field compute / flavor',
-        'Edit mapping m1-large',
-        'Edit threshold at level 100 on volume',
-        'Edit threshold at level 10 on compute / flavor, tenant demo',
+      const dialog = page.getByRole('dialog');
+      // Each entry point, and what the editor says of the object it was given (its title, or for a field its text).
+      for (const [button, said] of [
+        ['New service', 'New service'],
+        ['New field on service compute', 'New field on compute'],
+        ['New mapping on service volume', 'New mapping on volume'],
+        ['New threshold on field compute / flavor', 'New threshold on compute / flavor'],
+        ['Edit or delete service network', 'Service network'],
+        ['Edit or delete field compute / flavor', 'Field flavor of service compute'],
+        ['Edit mapping m1-large', 'Mapping m1-large on compute / flavor'],
+        ['Edit threshold at level 100 on volume', 'Threshold at level 100 on volume'],
+        ['Edit threshold at level 10 on compute / flavor, tenant demo', 'Threshold at level 10 on compute / flavor'],
       ]) {
-        await page.getByRole('button', { name, exact: true }).click();
-        await page.getByRole('dialog').waitFor();
-        await page.goto(tariff.at('services'));
+        await page.getByRole('button', { name: button, exact: true }).click();
+        await expect.poll(() => dialog.textContent()).toContain(said);
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'hidden' });
       }
       await page.getByRole('button', { name: 'Edit mapping m1-small', exact: true }).focus();
       await page.keyboard.press('Enter');
-      await page.getByRole('dialog').waitFor();
-      await page.goto(tariff.at('services'));
+      await expect.poll(() => dialog.textContent()).toContain('Mapping m1-small on compute / flavor');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+
+      await page.getByRole('button', { name: 'New service', exact: true }).click();
+      await dialog.getByLabel('Name').fill('storage');
+      await dialog.getByRole('button', { name: 'Create service' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      await expect.poll(() => rowTitles(page)).toContain('Service storage');
+      expect(await page.getByRole('status').textContent()).toBe('7 rules');
+
       await page.getByRole('link', { name: 'History of mapping m1-large' }).click();
       await expect.poll(() => page.url()).toBe(tariff.at('history/mappings/m1-large'));
-      await expect.poll(() => page.locator('h1').textContent()).toContain('m1-large');
+      await expect.poll(() => page.locator('h1').textContent()).toBe('History of mapping m1-large');
     });
   });
 
