@@ -65,6 +65,7 @@ export function buildTariffApp({ config, database, modules, logger, loggerInstan
     quoteBodyLimit: config.quoteBodyLimitBytes,
     maxDecimalExponent: config.maxDecimalExponent,
     priceListLimits: { maxAliases: config.priceListMaxAliases, maxDepth: config.jsonMaxDepth, maxProblems: config.priceListMaxProblems },
+    changesMaxLimit: config.changesMaxLimit,
   });
   return buildApp({ config, routes, logger, loggerInstance, keystoneClient, database, metrics });
 }

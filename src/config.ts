@@ -72,6 +72,8 @@ export interface TariffConfig {
   priceListMaxAliases: number;
   /** Problems listed when a price list is refused (`TARIFF_PRICE_LIST_MAX_PROBLEMS`, default 1000; the rest are counted). */
   priceListMaxProblems: number;
+  /** The largest page of `GET /v2/rating/changes`, the audit trail (`TARIFF_CHANGES_MAX_LIMIT`, default 1000). */
+  changesMaxLimit: number;
   /**
    * Quote quantities and prices (the caller's and the scripts') must be 0 or within
    * [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`, default 100).
@@ -165,6 +167,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     jsonMaxDepth: positiveInteger(environment, 'TARIFF_JSON_MAX_DEPTH', 32),
     priceListMaxAliases: nonNegativeInteger(environment, 'TARIFF_PRICE_LIST_MAX_ALIASES', 100),
     priceListMaxProblems: positiveInteger(environment, 'TARIFF_PRICE_LIST_MAX_PROBLEMS', 1000),
+    changesMaxLimit: positiveInteger(environment, 'TARIFF_CHANGES_MAX_LIMIT', 1000),
     maxDecimalExponent: positiveInteger(environment, 'TARIFF_DECIMAL_MAX_EXPONENT', 100),
     sandboxWorkers: environment.TARIFF_SANDBOX_WORKERS === '0' ? 0 : Math.round(positiveNumber(environment, 'TARIFF_SANDBOX_WORKERS', 2)),
     scriptTimeoutMs: positiveNumber(environment, 'TARIFF_SCRIPT_TIMEOUT_MS', 2000),

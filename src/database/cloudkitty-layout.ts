@@ -146,6 +146,6 @@ export function newDatabaseContents(): string[] {
     `alembic version tables, stamped at the heads those tables stand for: ${[CORE_CHAIN, HASHMAP_CHAIN, PYSCRIPTS_CHAIN]
       .map((chain) => `${chain.versionTable} ${chain.revision}`)
       .join(', ')}`,
-    "Tariff's own tables: tariff_config_version, tariff_migration, tariff_migration_lock",
+    "Tariff's own tables: tariff_config_version, tariff_changes (the audit trail), tariff_migration, tariff_migration_lock",
   ];
 }

@@ -1,10 +1,10 @@
 /**
- * Kysely row types of Tariff's own tables: the configuration version and CloudKitty's module
- * states. Each rating module keeps its tables' types in its folder (`rating/<module>/tables.ts`)
- * and sees them through `Kysely#withTables`. Decimals and datetimes are text on every dialect
- * (see connection.ts).
+ * Kysely row types of Tariff's own tables: the configuration version, CloudKitty's module
+ * states and the audit trail (`change-journal.ts`). Each rating module keeps its tables' types
+ * in its folder (`rating/<module>/tables.ts`) and sees them through `Kysely#withTables`. Decimals
+ * and datetimes are text on every dialect (see connection.ts).
  */
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Naive `YYYY-MM-DD HH:MM:SS`: wall time in CloudKitty's zone (database/stored-datetimes.ts). */
 export type DateTimeText = string;
@@ -26,8 +26,26 @@ export interface ModulesStateTable {
   priority: number | null;
 }
 
+/** Tariff's own: the audit trail of configuration writes (`change-journal.ts`); `before` and `after` are JSON text. */
+export interface ChangesTable {
+  /** Generated; grows in commit order (inserted under the configuration lock). */
+  change_id: Generated<number>;
+  /** When the write committed, naive UTC `YYYY-MM-DD HH:MM:SS`. */
+  at: DateTimeText;
+  user_id: string;
+  project_id: string | null;
+  request_id: string;
+  route: string;
+  kind: string;
+  object_id: string;
+  action: string;
+  before: string | null;
+  after: string | null;
+}
+
 /** Tariff's own tables (the rating modules' are theirs). */
 export interface TariffTables {
   modules_state: ModulesStateTable;
   tariff_config_version: TariffConfigVersionTable;
+  tariff_changes: ChangesTable;
 }

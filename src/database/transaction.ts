@@ -16,6 +16,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './connection.js';
 import type { TariffTables } from './tables.js';
 import { classifyDatabaseError, databaseErrorKind } from './errors.js';
+import type { ChangeJournal } from './change-journal.js';
 
 /** A Kysely handle bound to one open transaction. */
 export type Transaction = Kysely<TariffTables>;
@@ -37,21 +38,26 @@ async function bumpConfigVersion(transaction: Transaction): Promise<void> {
     .execute();
 }
 
-/** Runs `work` with a {@link SerializeWrites} bound to `transaction`, locking before commit at the latest. */
-async function withSerializedWrites<T>(transaction: Transaction, work: WriteWork<T>): Promise<T> {
+/**
+ * Runs `work` with a {@link SerializeWrites} bound to `transaction`, locking before commit at the
+ * latest; then, under the lock, inserts the change the work recorded in `journal`.
+ */
+async function withSerializedWrites<T>(transaction: Transaction, work: WriteWork<T>, journal: ChangeJournal): Promise<T> {
   let locked: Promise<void> | undefined;
   const serialize = () => (locked ??= bumpConfigVersion(transaction));
+  journal.startAttempt();
   const result = await work(transaction, serialize);
   await serialize();
+  await journal.writeIn(transaction);
   return result;
 }
 
 /** Runs `work` in a transaction begun with `BEGIN IMMEDIATE` on one connection. */
-async function inImmediateTransaction<T>(database: Database, work: WriteWork<T>): Promise<T> {
+async function inImmediateTransaction<T>(database: Database, work: WriteWork<T>, journal: ChangeJournal): Promise<T> {
   return database.db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
     try {
-      const result = await withSerializedWrites(connection, work);
+      const result = await withSerializedWrites(connection, work, journal);
       await sql`commit`.execute(connection);
       return result;
     } catch (error) {
@@ -66,16 +72,16 @@ function unknownStart(start: never): never {
   throw new Error(`unknown write transaction start: ${JSON.stringify(start)}`);
 }
 
-async function runOnce<T>(database: Database, work: WriteWork<T>): Promise<T> {
+async function runOnce<T>(database: Database, work: WriteWork<T>, journal: ChangeJournal): Promise<T> {
   const start = database.traits.writeTransaction;
   switch (start.kind) {
     case 'isolation-level':
       return database.db
         .transaction()
         .setIsolationLevel(start.level)
-        .execute((transaction) => withSerializedWrites(transaction, work));
+        .execute((transaction) => withSerializedWrites(transaction, work, journal));
     case 'begin-immediate':
-      return inImmediateTransaction(database, work);
+      return inImmediateTransaction(database, work, journal);
     default:
       return unknownStart(start);
   }
@@ -89,12 +95,16 @@ export type WriteWork<T> = (transaction: Transaction, serialize: SerializeWrites
  * when it throws. Domain errors are rethrown unchanged; a lost deadlock or serialization check is
  * retried (up to 8 attempts, with jitter); database faults become typed errors (see
  * `classifyDatabaseError`).
+ *
+ * @param journal - the audit trail's (change-journal.ts): the change `work` records in it is
+ *   inserted in the same transaction, under the configuration lock, and reported after the commit.
  */
-export async function inWriteTransaction<T>(database: Database, work: WriteWork<T>): Promise<T> {
+export async function inWriteTransaction<T>(database: Database, journal: ChangeJournal, work: WriteWork<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const result = await runOnce(database, work);
+      const result = await runOnce(database, work, journal);
       database.writes.count += 1;
+      journal.committed();
       return result;
     } catch (error) {
       const classified = classifyDatabaseError(error, { lastAttempt: attempt >= ATTEMPTS });

@@ -1,7 +1,7 @@
 /**
  * The rating API, for the registered modules: `/v1/rating` (aliased `/v1/billing`, hidden from
  * the OpenAPI document) with the module states, the quote and each module's configuration under
- * `module_config/<name>`; `/v2/rating` with the v2 module states and quote.
+ * `module_config/<name>`; `/v2/rating` with the v2 module states, quote, price list and changes.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Database } from '../database/connection.js';
@@ -14,6 +14,8 @@ import { quoteRoutesV1, quoteRoutesV2 } from './quote/routes.js';
 import type { RatingSnapshotCache } from './quote/snapshot.js';
 import { PriceList, type PriceListLimits } from './price-list/price-list.js';
 import { priceListRoutes } from './price-list/routes.js';
+import { ChangeRepository } from './changes/repository.js';
+import { changeRoutes, CORE_CHANGE_KINDS } from './changes/routes.js';
 import type { TariffMetrics } from '../kernel/metrics.js';
 
 /** What the rating routes share. */
@@ -29,6 +31,8 @@ export interface RatingApiOptions {
   maxDecimalExponent: number;
   /** How much of a price-list document is read (aliases, depth, problems listed). */
   priceListLimits: PriceListLimits;
+  /** The largest page of `GET /v2/rating/changes` (`TARIFF_CHANGES_MAX_LIMIT`). */
+  changesMaxLimit: number;
   /** Where priced quotes are counted (`GET /metrics`); absent when metrics are off. */
   metrics?: TariffMetrics;
 }
@@ -66,15 +70,21 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   }
 };
 
-/** `/v2/rating`: module states, quote and price list. */
+/** `/v2/rating`: module states, quote, price list and the audit trail of configuration changes. */
 const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, options) => {
-  const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, hidden, metrics } = options;
+  const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, changesMaxLimit, hidden, metrics } = options;
   await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
   await app.register(quoteRoutesV2, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics });
   await app.register(priceListRoutes, {
     priceList: new PriceList(database, modules, priceListLimits),
     onChange: () => snapshots.invalidate(),
     bodyLimit: quoteBodyLimit,
+    hidden,
+  });
+  await app.register(changeRoutes, {
+    changes: new ChangeRepository(database),
+    kinds: [...CORE_CHANGE_KINDS, ...modules.all.flatMap((module) => module.changeKinds ?? [])],
+    maxLimit: changesMaxLimit,
     hidden,
   });
 };

@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../database/connection.js';
 import { inWriteTransaction } from '../../database/transaction.js';
+import type { ChangeJournal } from '../../database/change-journal.js';
 import type { DateTimeText } from '../../database/tables.js';
 import type { StoredDateTimes } from '../../database/stored-datetimes.js';
 
@@ -49,7 +50,8 @@ export function ruleColumnChanges(changes: RuleChanges, audit: Audit, storedDate
 }
 
 /**
- * Soft-deletes the live rule whose public id column equals `uuid`, in one transaction.
+ * Soft-deletes the live rule whose public id column equals `uuid`, in one transaction, recorded
+ * in `journal` as a `kind` delete.
  *
  * @param notFound - the error for an unknown or already deleted rule; thrown inside the
  *   transaction, so a refused delete writes nothing, not even the configuration version
@@ -63,10 +65,13 @@ export async function softDeleteRule(
   uuid: string,
   audit: Audit,
   notFound: (uuid: string) => Error,
+  change: { kind: string; journal: ChangeJournal },
 ): Promise<void> {
-  await inWriteTransaction(database, async (transaction) => {
+  const { kind, journal } = change;
+  await inWriteTransaction(database, journal, async (transaction) => {
     const result = await sql`update ${sql.table(table)} set deleted = ${database.storedDateTimes.toStorage(audit.now)}, deleted_by = ${audit.actor}
         where ${sql.ref(idColumn)} = ${uuid} and deleted is null`.execute(transaction);
     if ((result.numAffectedRows ?? 0n) === 0n) throw notFound(uuid);
+    journal.record({ kind, objectId: uuid, action: 'delete', before: null, after: null });
   });
 }

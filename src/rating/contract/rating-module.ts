@@ -64,6 +64,12 @@ export interface RatingModule<Rules = unknown> {
    */
   readonly routes?: FastifyPluginAsync<ModuleRouteOptions>;
   /**
+   * The kinds of object its configuration writes record in the audit trail (api.md §9; e.g.
+   * `mapping`), which `GET /v2/rating/changes?kind=` accepts. Each write of its routes records
+   * one change in the journal it runs its transaction with (`http/change-journal.ts`).
+   */
+  readonly changeKinds?: readonly string[];
+  /**
    * The module's part of the price list (docs/price-list.md): its document members, export and
    * apply. Without it, the module has no rules in the document (its state is there still).
    */

@@ -20,6 +20,7 @@ export const hashmapModule: RatingModule<RuleIndex> = {
   hotConfig: true,
   migrations: HASHMAP_MIGRATIONS,
   routes: hashmapRoutes,
+  changeKinds: ['service', 'field', 'group', 'mapping', 'threshold'],
   loadRules: (database) => loadRuleIndex(hashmapTables(database.db), database.storedDateTimes),
   price: priceWithHashmap,
   priceList: hashmapPriceList,

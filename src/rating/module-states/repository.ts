@@ -1,6 +1,7 @@
 /** SQL for module states (`modules_state`, CloudKitty's table), for whichever modules are registered. */
 import type { Database } from '../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
+import type { ChangeJournal } from '../../database/change-journal.js';
 import type { ModuleSet } from '../contract/module-set.js';
 import type { ModuleState } from './states.js';
 
@@ -41,17 +42,27 @@ export class ModuleStateRepository {
 
   /**
    * Changes a registered module's `enabled` and/or `priority` (an upsert of its row), in one
-   * configuration write transaction (other processes see the change within a second).
+   * configuration write transaction (other processes see the change within a second), recorded
+   * in `journal` with the state before (read under the configuration lock) and after.
    *
    * @throws Error for a module not registered (the routes answer 404 before asking).
    */
-  async update(name: string, change: { enabled?: boolean; priority?: number }): Promise<ModuleState> {
-    const current = await this.get(name);
-    if (!current) throw new Error(`unknown module ${name}`);
-    const state = change.enabled ?? current.enabled;
-    const priority = change.priority ?? current.priority;
-    await inWriteTransaction(this.database, (transaction) => this.writeIn(transaction, name, { enabled: state, priority }));
-    return { ...current, enabled: state, priority };
+  async update(name: string, change: { enabled?: boolean; priority?: number }, journal: ChangeJournal): Promise<ModuleState> {
+    return inWriteTransaction(this.database, journal, async (transaction, serialize) => {
+      await serialize();
+      const current = (await this.listIn(transaction)).find((state) => state.name === name);
+      if (!current) throw new Error(`unknown module ${name}`);
+      const next = { enabled: change.enabled ?? current.enabled, priority: change.priority ?? current.priority };
+      await this.writeIn(transaction, name, next);
+      journal.record({
+        kind: 'module',
+        objectId: name,
+        action: 'update',
+        before: { enabled: current.enabled, priority: current.priority },
+        after: next,
+      });
+      return { ...current, ...next };
+    });
   }
 
   /** Writes a module's state (an upsert of its row) in an open configuration write transaction. */

@@ -10,6 +10,7 @@ import { NotFoundError, TariffError } from '../../kernel/errors.js';
 import { classifyDatabaseError } from '../../database/errors.js';
 import { validationMessage } from '../../http/faults.js';
 import { NoContent, faultResponses, messageResponses } from '../../http/fault-schema.js';
+import { changeJournal } from '../../http/change-journal.js';
 import type { ModuleStateRepository } from './repository.js';
 import type { ModuleState } from './states.js';
 import { ModuleIdQuery, ModuleV1, ModuleV1Collection, ModuleV1UpdateBody, ModuleV2, ModuleV2Collection, ModuleV2UpdateBody } from './schemas.js';
@@ -100,7 +101,7 @@ export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
     },
     async (request) => {
       await find(request.params.module_id);
-      const state = await modules.update(request.params.module_id, { enabled: request.body.enabled, priority: request.body.priority });
+      const state = await modules.update(request.params.module_id, { enabled: request.body.enabled, priority: request.body.priority }, changeJournal(request));
       onChange();
       return v1(state);
     },
@@ -201,7 +202,7 @@ export const moduleRoutesV2: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
     },
     async (request, reply) => {
       await find(request.params.module_id);
-      await modules.update(request.params.module_id, request.body);
+      await modules.update(request.params.module_id, request.body, changeJournal(request));
       onChange();
       return reply.code(204).send();
     },

@@ -8,6 +8,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../../database/connection.js';
 import { checkInputText } from '../../http/input-text.js';
 import { inReadSnapshot, inWriteTransaction, readRevision, type Transaction } from '../../database/transaction.js';
+import type { ChangeJournal } from '../../database/change-journal.js';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { formatApiDateTime, formatMessageDateTime } from '../common/datetime.js';
 import type { Audit } from '../common/rule-storage.js';
@@ -112,8 +113,10 @@ export class PriceList {
    * @throws InvalidPriceListError (400) listing every problem of the document; BadRequestError
    *   for an `effectiveAt` in the past or unversioned changes at a later `effectiveAt`;
    *   ConflictError (409) when the revision is not `ifRevision`.
+   * @param journal - an apply that writes is recorded there as one `price_list` change: the
+   *   revision before and after, and the diff's counts; a dry run or a no-op records nothing.
    */
-  async apply(text: string, format: DocumentFormat, options: ApplyOptions, audit: Audit): Promise<PriceListDiff> {
+  async apply(text: string, format: DocumentFormat, options: ApplyOptions, audit: Audit, journal: ChangeJournal): Promise<PriceListDiff> {
     const effectiveAt = options.effectiveAt ?? audit.now;
     if (effectiveAt.getTime() < audit.now.getTime()) {
       throw new BadRequestError(
@@ -143,7 +146,7 @@ export class PriceList {
       });
     }
     try {
-      return await inWriteTransaction(this.database, async (transaction, serialize) => {
+      return await inWriteTransaction(this.database, journal, async (transaction, serialize) => {
         await serialize();
         const revision = await readRevision(transaction);
         // The lock bumped the revision: the one the document was exported at is the one before.
@@ -156,7 +159,15 @@ export class PriceList {
         await nextTurn();
         for (const sectionPlan of plan.sections) await sectionPlan.write(transaction, audit);
         for (const [name, state] of plan.states.writes) await this.states.writeIn(transaction, name, state);
-        return this.diff(revision, false, effectiveAt, plan.changes);
+        const diff = this.diff(revision, false, effectiveAt, plan.changes);
+        journal.record({
+          kind: 'price_list',
+          objectId: String(revision),
+          action: 'update',
+          before: { revision: revision - 1 },
+          after: { revision, effective_at: diff.effective_at, counts: diff.counts },
+        });
+        return diff;
       });
     } catch (error) {
       // Nothing changes: rolled back, so the revision stays (an unchanged export applies as a no-op).

@@ -9,6 +9,7 @@ import { Type } from 'typebox';
 import jsYaml from 'js-yaml';
 import { faultResponses, faultSchema } from '../../http/fault-schema.js';
 import { actingUser, requestTime } from '../../http/request.js';
+import { changeJournal } from '../../http/change-journal.js';
 import { BadRequestError, invalidInput } from '../../kernel/errors.js';
 import { BULK_BYTES, collectGarbageSoon } from '../../kernel/memory.js';
 import { parseDateTime } from '../common/datetime.js';
@@ -153,6 +154,7 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
           onWriting: (counts) => request.log.info({ counts }, 'price list: writing'),
         },
         audit,
+        changeJournal(request),
       );
       if (!diff.dry_run && diff.changes.length > 0) onChange();
       // Ten thousand changes: plain JSON.stringify, no response schema to walk.

@@ -32,6 +32,7 @@ export function pyscriptsModule(sandbox: PyscriptsSandbox | undefined): RatingMo
     hotConfig: true,
     migrations: PYSCRIPTS_MIGRATIONS,
     routes,
+    changeKinds: ['script'],
     loadRules: (database) => new ScriptRepository(database).loadLive(),
     price: (scripts, dataframe, context) => priceWithScripts(scripts, dataframe, context, sandbox),
     priceList: pyscriptsPriceList(sandbox),

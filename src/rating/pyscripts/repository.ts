@@ -7,6 +7,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import type { Database } from '../../database/connection.js';
 import type { StoredDateTimes } from '../../database/stored-datetimes.js';
 import { inWriteTransaction } from '../../database/transaction.js';
+import type { ChangeJournal } from '../../database/change-journal.js';
 import { scriptTables, type PyscriptsDb } from './tables.js';
 import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
 import { compareCodePoints } from '../common/text.js';
@@ -71,6 +72,15 @@ export function decompressedSource(data: Buffer, checksum: string): string {
     sources.set(checksum, source);
   }
   return source;
+}
+
+/**
+ * A script as the audit trail records it: every attribute but `data`, which its `checksum`
+ * stands for (a source may be a mebibyte; the trail and the log keep it out).
+ */
+function auditedScript(script: Script): Record<string, unknown> {
+  const { data: _data, ...attributes } = script;
+  return attributes;
 }
 
 /** A live (not deleted) script as the rating engine needs it; validity in epoch milliseconds. */
@@ -148,12 +158,13 @@ export class ScriptRepository {
   }
 
   /**
-   * Creates a script in one transaction.
+   * Creates a script in one transaction, recorded in `journal` (without its source, see
+   * {@link auditedScript}).
    *
    * @throws ConflictError when a live script with the name has an intersecting validity interval.
    */
-  create(draft: ScriptDraft, audit: Audit): Promise<Required<Script>> {
-    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+  create(draft: ScriptDraft, audit: Audit, journal: ChangeJournal): Promise<Required<Script>> {
+    return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = scriptTables(tariffTransaction);
       await serialize();
       const scriptId = randomUUID();
@@ -173,13 +184,16 @@ export class ScriptRepository {
           created_by: audit.actor,
         })
         .execute();
-      return this.getLive(transaction, scriptId);
+      const script = await this.getLive(transaction, scriptId);
+      journal.record({ kind: 'script', objectId: scriptId, action: 'create', before: null, after: auditedScript(script) });
+      return script;
     });
   }
 
   /**
    * Updates a live script in one transaction (api.md §6); a changed source must pass
-   * `checkSource` (after the rule-state checks, before anything is written).
+   * `checkSource` (after the rule-state checks, before anything is written). Recorded in
+   * `journal` with its attributes before and after (a changed source: a changed `checksum`).
    *
    * @throws NotFoundError, BadRequestError; ConflictError when a changed interval intersects that
    *   of a live script with the same name.
@@ -188,9 +202,10 @@ export class ScriptRepository {
     uuid: string,
     body: ScriptUpdateBody,
     audit: Audit,
+    journal: ChangeJournal,
     checkSource: (name: string, source: string) => Promise<void> = async () => {},
   ): Promise<Required<Script>> {
-    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+    return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = scriptTables(tariffTransaction);
       await serialize();
       const stored = await this.getLive(transaction, uuid);
@@ -209,12 +224,14 @@ export class ScriptRepository {
         })
         .where('script_id', '=', uuid)
         .execute();
-      return this.getLive(transaction, uuid);
+      const updated = await this.getLive(transaction, uuid);
+      journal.record({ kind: 'script', objectId: uuid, action: 'update', before: auditedScript(stored), after: auditedScript(updated) });
+      return updated;
     });
   }
 
-  /** Soft-deletes a live script. @throws NotFoundError when unknown or already deleted. */
-  async delete(uuid: string, audit: Audit): Promise<void> {
-    await softDeleteRule(this.database, 'pyscripts_scripts', 'script_id', uuid, audit, noSuchScript);
+  /** Soft-deletes a live script, recorded in `journal`. @throws NotFoundError when unknown or already deleted. */
+  async delete(uuid: string, audit: Audit, journal: ChangeJournal): Promise<void> {
+    await softDeleteRule(this.database, 'pyscripts_scripts', 'script_id', uuid, audit, noSuchScript, { kind: 'script', journal });
   }
 }

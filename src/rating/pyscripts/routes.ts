@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { NoContent, faultResponses } from '../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../http/request.js';
+import { changeJournal } from '../../http/change-journal.js';
 import { ruleFiltersFrom } from '../common/rule-filters.js';
 import { BooleanText, QueryString, queryBoolean } from '../common/schemas.js';
 import { noSuchScript } from './errors.js';
@@ -79,7 +80,7 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
       const now = requestTime();
       const draft = parseScriptCreate(request.body, now, queryBoolean(request.query.force) ?? false);
       await ensureCompiles(compiler, draft.name, draft.data);
-      const script = await scripts.create(draft, { actor: actingUser(request), now });
+      const script = await scripts.create(draft, { actor: actingUser(request), now }, changeJournal(request));
       setLocation(request, reply, script.script_id);
       return reply.code(201).send(script);
     },
@@ -110,6 +111,7 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
           resourceId(request, 'script_id', noSuchScript),
           request.body,
           { actor: actingUser(request), now: requestTime() },
+          changeJournal(request),
           checkSource,
         );
         setLocation(request, reply, script.script_id);
@@ -132,7 +134,7 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
         },
       },
       async (request, reply) => {
-        await scripts.delete(resourceId(request, 'script_id', noSuchScript), { actor: actingUser(request), now: requestTime() });
+        await scripts.delete(resourceId(request, 'script_id', noSuchScript), { actor: actingUser(request), now: requestTime() }, changeJournal(request));
         return reply.code(204).send();
       },
     );

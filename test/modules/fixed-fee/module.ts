@@ -24,6 +24,7 @@ export const fixedFeeModule: RatingModule<Map<string, Exact>> = {
   hotConfig: true,
   migrations: FIXED_FEE_MIGRATIONS,
   routes: fixedFeeRoutes,
+  changeKinds: ['fee'],
   loadRules: (database) => new FeeRepository(database).loadFees(),
   price(fees, dataframe) {
     for (const [service, points] of dataframe.services) {

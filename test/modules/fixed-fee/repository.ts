@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../src/database/connection.js';
 import { inWriteTransaction } from '../../../src/database/transaction.js';
+import type { ChangeJournal } from '../../../src/database/change-journal.js';
 import { ConflictError, NotFoundError } from '../../../src/kernel/errors.js';
 import { Exact } from '../../../src/rating/common/exact.js';
 import { feeTables } from './tables.js';
@@ -23,25 +24,27 @@ export class FeeRepository {
     return feeTables(this.database.db).selectFrom('fixed_fee_fees').select(['fee_id', 'service', 'fee']).orderBy('id').execute();
   }
 
-  /** @throws ConflictError when the service has a fee. */
-  create(service: string, fee: string): Promise<Fee> {
-    return inWriteTransaction(this.database, async (transaction, serialize) => {
+  /** Creates a fee, recorded in the audit trail's `journal` (kind `fee`). @throws ConflictError when the service has a fee. */
+  create(service: string, fee: string, journal: ChangeJournal): Promise<Fee> {
+    return inWriteTransaction(this.database, journal, async (transaction, serialize) => {
       await serialize();
       const db = feeTables(transaction);
       const existing = await db.selectFrom('fixed_fee_fees').select('fee_id').where('service', '=', service).executeTakeFirst();
       if (existing) throw new ConflictError(`Service ${service} already has a fee (UUID: ${existing.fee_id})`);
       const row = { fee_id: randomUUID(), service, fee };
       await db.insertInto('fixed_fee_fees').values(row).execute();
+      journal.record({ kind: 'fee', objectId: row.fee_id, action: 'create', before: null, after: row });
       return row;
     });
   }
 
-  /** @throws NotFoundError when unknown. */
-  async delete(feeId: string): Promise<void> {
-    const result = await inWriteTransaction(this.database, (transaction) =>
-      feeTables(transaction).deleteFrom('fixed_fee_fees').where('fee_id', '=', feeId).executeTakeFirst(),
-    );
-    if (result.numDeletedRows === 0n) throw new NotFoundError(`No such fee: ${feeId}`);
+  /** Deletes a fee, recorded in `journal`. @throws NotFoundError when unknown (nothing written). */
+  async delete(feeId: string, journal: ChangeJournal): Promise<void> {
+    await inWriteTransaction(this.database, journal, async (transaction) => {
+      const result = await feeTables(transaction).deleteFrom('fixed_fee_fees').where('fee_id', '=', feeId).executeTakeFirst();
+      if (result.numDeletedRows === 0n) throw new NotFoundError(`No such fee: ${feeId}`);
+      journal.record({ kind: 'fee', objectId: feeId, action: 'delete', before: null, after: null });
+    });
   }
 
   /** Every fee by service name, for the rating snapshot. */

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { setLocation } from '../../../src/http/request.js';
+import { changeJournal } from '../../../src/http/change-journal.js';
 import type { ModuleRouteOptions } from '../../../src/rating/contract/rating-module.js';
 import { parseDecimal, COST_COLUMN } from '../../../src/rating/common/decimal.js';
 import { FeeRepository } from './repository.js';
@@ -17,12 +18,12 @@ const feeRoutes: FastifyPluginAsyncTypebox<{ fees: FeeRepository; hidden: boolea
   const tags = ['fixed_fee'];
   app.get('/fees', { schema: { hide: hidden, tags, response: { 200: Type.Object({ fees: Type.Array(Fee) }) } } }, async () => ({ fees: await fees.list() }));
   app.post('/fees', { config: { bodyName: 'fee' }, schema: { hide: hidden, tags, body: FeeBody, response: { 201: Fee } } }, async (request, reply) => {
-    const fee = await fees.create(request.body.service, parseDecimal(request.body.fee, COST_COLUMN, 'fee'));
+    const fee = await fees.create(request.body.service, parseDecimal(request.body.fee, COST_COLUMN, 'fee'), changeJournal(request));
     setLocation(request, reply, fee.fee_id);
     return reply.code(201).send(fee);
   });
   app.delete('/fees/:fee_id', { schema: { hide: hidden, tags, params: Type.Object({ fee_id: Type.String() }) } }, async (request, reply) => {
-    await fees.delete(request.params.fee_id);
+    await fees.delete(request.params.fee_id, changeJournal(request));
     return reply.code(204).send();
   });
 };

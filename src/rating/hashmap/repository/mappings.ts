@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../../database/connection.js';
 import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
 import { inWriteTransaction } from '../../../database/transaction.js';
+import type { ChangeJournal } from '../../../database/change-journal.js';
 import { hashmapTables, type HashmapDb } from '../tables.js';
 import { ReusableQuery } from '../../../database/reusable-query.js';
 import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
@@ -187,10 +188,10 @@ export class MappingRepository {
 
   /**
    * Creates a mapping in one transaction: resolves its parent and group (400 `No such ...`),
-   * refuses a clash (409), inserts.
+   * refuses a clash (409), inserts; recorded in `journal`.
    */
-  create(draft: MappingDraft, audit: Audit): Promise<Mapping> {
-    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+  create(draft: MappingDraft, audit: Audit, journal: ChangeJournal): Promise<Mapping> {
+    return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = hashmapTables(tariffTransaction);
       const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
       const group = await resolveOptionalGroup(transaction, draft.groupId);
@@ -233,7 +234,7 @@ export class MappingRepository {
         })
         .execute();
       // The answer is built from what was inserted: no second read.
-      return this.toMapping({
+      const mapping = this.toMapping({
         ...row,
         service_uuid: draft.parent.kind === 'service' ? parent.uuid : null,
         field_uuid: draft.parent.kind === 'field' ? parent.uuid : null,
@@ -242,17 +243,20 @@ export class MappingRepository {
         updated_by: null,
         deleted_by: null,
       });
+      journal.record({ kind: 'mapping', objectId: mappingId, action: 'create', before: null, after: mapping });
+      return mapping;
     });
   }
 
   /**
-   * Updates a live mapping in one transaction (api.md §6).
+   * Updates a live mapping in one transaction (api.md §6), recorded in `journal` with its
+   * attributes before and after.
    *
    * @throws NotFoundError when unknown or deleted; BadRequestError for rule-state or value faults;
    *   ConflictError for a clash.
    */
-  update(uuid: string, body: MappingUpdateBody, audit: Audit): Promise<Mapping> {
-    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+  update(uuid: string, body: MappingUpdateBody, audit: Audit, journal: ChangeJournal): Promise<Mapping> {
+    return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = hashmapTables(tariffTransaction);
       await serialize();
       const stored = await this.getLive(transaction, uuid);
@@ -272,12 +276,14 @@ export class MappingRepository {
         })
         .where('mapping_id', '=', uuid)
         .execute();
-      return this.getLive(transaction, uuid);
+      const updated = await this.getLive(transaction, uuid);
+      journal.record({ kind: 'mapping', objectId: uuid, action: 'update', before: stored, after: updated });
+      return updated;
     });
   }
 
-  /** Soft-deletes a live mapping. @throws NotFoundError when unknown or already deleted. */
-  async delete(uuid: string, audit: Audit): Promise<void> {
-    await softDeleteRule(this.database, 'hashmap_mappings', 'mapping_id', uuid, audit, noSuchMapping);
+  /** Soft-deletes a live mapping, recorded in `journal`. @throws NotFoundError when unknown or already deleted. */
+  async delete(uuid: string, audit: Audit, journal: ChangeJournal): Promise<void> {
+    await softDeleteRule(this.database, 'hashmap_mappings', 'mapping_id', uuid, audit, noSuchMapping, { kind: 'mapping', journal });
   }
 }

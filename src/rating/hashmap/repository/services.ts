@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction } from '../../../database/transaction.js';
+import type { ChangeJournal } from '../../../database/change-journal.js';
 import { hashmapTables, type HashmapDb } from '../tables.js';
 import { fieldExists, noSuchField, noSuchService, serviceExists } from '../errors.js';
 import type { Field, Service } from '../schemas.js';
@@ -27,29 +28,36 @@ export class ServiceRepository {
     return row;
   }
 
-  /** @throws ConflictError `Service {name} already exists (UUID: {id})`. */
-  createService(name: string): Promise<Service> {
-    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+  /**
+   * Creates a service, recorded in `journal`.
+   *
+   * @throws ConflictError `Service {name} already exists (UUID: {id})`.
+   */
+  createService(name: string, journal: ChangeJournal): Promise<Service> {
+    return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = hashmapTables(tariffTransaction);
       await serialize();
       const existing = await transaction.selectFrom('hashmap_services').select('service_id').where('name', '=', name).executeTakeFirst();
       if (existing) throw serviceExists(name, existing.service_id);
       const service = { service_id: randomUUID(), name };
       await transaction.insertInto('hashmap_services').values(service).execute();
+      journal.record({ kind: 'service', objectId: service.service_id, action: 'create', before: null, after: service });
       return service;
     });
   }
 
   /**
-   * Deletes a service with its fields, mappings and thresholds (foreign-key cascades, one statement).
+   * Deletes a service with its fields, mappings and thresholds (foreign-key cascades, one
+   * statement), recorded in `journal`.
    *
    * @throws NotFoundError when unknown.
    */
-  async deleteService(uuid: string): Promise<void> {
+  async deleteService(uuid: string, journal: ChangeJournal): Promise<void> {
     // The 404 is thrown inside the transaction: a refused delete writes nothing.
-    await inWriteTransaction(this.database, async (transaction) => {
+    await inWriteTransaction(this.database, journal, async (transaction) => {
       const result = await hashmapTables(transaction).deleteFrom('hashmap_services').where('service_id', '=', uuid).executeTakeFirst();
       if (result.numDeletedRows === 0n) throw noSuchService(uuid);
+      journal.record({ kind: 'service', objectId: uuid, action: 'delete', before: null, after: null });
     });
   }
 
@@ -77,11 +85,13 @@ export class ServiceRepository {
   }
 
   /**
+   * Creates a field of a service, recorded in `journal`.
+   *
    * @throws BadRequestError when the service does not exist.
    * @throws ConflictError `Field {name} already exists (UUID: {id})` for a name already used in the service.
    */
-  createField(serviceUuid: string, name: string): Promise<Field> {
-    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+  createField(serviceUuid: string, name: string, journal: ChangeJournal): Promise<Field> {
+    return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = hashmapTables(tariffTransaction);
       const service = await resolveService(transaction, serviceUuid);
       await serialize();
@@ -94,15 +104,18 @@ export class ServiceRepository {
       if (existing) throw fieldExists(name, existing.field_id);
       const fieldId = randomUUID();
       await transaction.insertInto('hashmap_fields').values({ field_id: fieldId, name, service_id: service.key }).execute();
-      return { field_id: fieldId, name, service_id: serviceUuid };
+      const field = { field_id: fieldId, name, service_id: serviceUuid };
+      journal.record({ kind: 'field', objectId: fieldId, action: 'create', before: null, after: field });
+      return field;
     });
   }
 
-  /** Deletes a field with its mappings and thresholds. @throws NotFoundError when unknown. */
-  async deleteField(uuid: string): Promise<void> {
-    await inWriteTransaction(this.database, async (transaction) => {
+  /** Deletes a field with its mappings and thresholds, recorded in `journal`. @throws NotFoundError when unknown. */
+  async deleteField(uuid: string, journal: ChangeJournal): Promise<void> {
+    await inWriteTransaction(this.database, journal, async (transaction) => {
       const result = await hashmapTables(transaction).deleteFrom('hashmap_fields').where('field_id', '=', uuid).executeTakeFirst();
       if (result.numDeletedRows === 0n) throw noSuchField(uuid);
+      journal.record({ kind: 'field', objectId: uuid, action: 'delete', before: null, after: null });
     });
   }
 }

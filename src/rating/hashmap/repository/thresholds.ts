@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../database/connection.js';
 import { inWriteTransaction } from '../../../database/transaction.js';
+import type { ChangeJournal } from '../../../database/change-journal.js';
 import { hashmapTables, type HashmapDb } from '../tables.js';
 import { COST_COLUMN, LEVEL_COLUMN, normalizeDecimal } from '../../common/decimal.js';
 import { noSuchGroup, noSuchThreshold, thresholdHasNoGroup, type ParentRef } from '../errors.js';
@@ -106,9 +107,9 @@ export class ThresholdRepository {
     return group;
   }
 
-  /** Creates a threshold in one transaction: parents (400), clash (409), insert. */
-  create(draft: ThresholdDraft): Promise<Threshold> {
-    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+  /** Creates a threshold in one transaction: parents (400), clash (409), insert; recorded in `journal`. */
+  create(draft: ThresholdDraft, journal: ChangeJournal): Promise<Threshold> {
+    return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = hashmapTables(tariffTransaction);
       const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
       const group = await resolveOptionalGroup(transaction, draft.groupId);
@@ -128,13 +129,20 @@ export class ThresholdRepository {
           tenant_id: draft.tenantId,
         })
         .execute();
-      return this.getIn(transaction, thresholdId);
+      const threshold = await this.getIn(transaction, thresholdId);
+      journal.record({ kind: 'threshold', objectId: thresholdId, action: 'create', before: null, after: threshold });
+      return threshold;
     });
   }
 
-  /** Updates a threshold in one transaction. @throws NotFoundError, BadRequestError, ConflictError. */
-  update(uuid: string, body: ThresholdUpdateBody): Promise<Threshold> {
-    return inWriteTransaction(this.database, async (tariffTransaction, serialize) => {
+  /**
+   * Updates a threshold in one transaction, recorded in `journal` with its attributes before and
+   * after (an update that changes nothing writes and records nothing).
+   *
+   * @throws NotFoundError, BadRequestError, ConflictError.
+   */
+  update(uuid: string, body: ThresholdUpdateBody, journal: ChangeJournal): Promise<Threshold> {
+    return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = hashmapTables(tariffTransaction);
       await serialize();
       const stored = await this.getIn(transaction, uuid);
@@ -153,16 +161,19 @@ export class ThresholdRepository {
         })
         .where('threshold_id', '=', uuid)
         .execute();
-      return this.getIn(transaction, uuid);
+      const updated = await this.getIn(transaction, uuid);
+      journal.record({ kind: 'threshold', objectId: uuid, action: 'update', before: stored, after: updated });
+      return updated;
     });
   }
 
-  /** Deletes a threshold. @throws NotFoundError when unknown. */
-  async delete(uuid: string): Promise<void> {
+  /** Deletes a threshold, recorded in `journal`. @throws NotFoundError when unknown. */
+  async delete(uuid: string, journal: ChangeJournal): Promise<void> {
     // The 404 is thrown inside the transaction: a refused delete writes nothing.
-    await inWriteTransaction(this.database, async (transaction) => {
+    await inWriteTransaction(this.database, journal, async (transaction) => {
       const result = await hashmapTables(transaction).deleteFrom('hashmap_thresholds').where('threshold_id', '=', uuid).executeTakeFirst();
       if (result.numDeletedRows === 0n) throw noSuchThreshold(uuid);
+      journal.record({ kind: 'threshold', objectId: uuid, action: 'delete', before: null, after: null });
     });
   }
 }

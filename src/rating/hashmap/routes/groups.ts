@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
+import { changeJournal } from '../../../http/change-journal.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
 import { noSuchGroup } from '../errors.js';
 import { Group, GroupCollection, GroupCreateBody, MappingCollection, ThresholdCollection } from '../schemas.js';
@@ -68,7 +69,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
       },
     },
     async (request, reply) => {
-      const group = await groups.createGroup(request.body.name);
+      const group = await groups.createGroup(request.body.name, changeJournal(request));
       setLocation(request, reply, group.group_id);
       return reply.code(201).send(group);
     },
@@ -92,7 +93,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
       async (request, reply) => {
         const recursive = request.body?.recursive ?? queryBoolean(request.query.recursive) ?? false;
         const now = requestTime();
-        await groups.deleteGroup(resourceId(request, 'group_id', noSuchGroup), { recursive, actor: actingUser(request), now });
+        await groups.deleteGroup(resourceId(request, 'group_id', noSuchGroup), { recursive, actor: actingUser(request), now }, changeJournal(request));
         return reply.code(204).send();
       },
     );

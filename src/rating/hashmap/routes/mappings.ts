@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
+import { changeJournal } from '../../../http/change-journal.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
 import { noSuchMapping } from '../errors.js';
 import { mappingFiltersFrom, parseMappingCreate } from '../validation.js';
@@ -103,7 +104,7 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
     async (request, reply) => {
       const now = requestTime();
       const draft = parseMappingCreate(request.body, now, queryBoolean(request.query.force) ?? false);
-      const mapping = await mappings.create(draft, { actor: actingUser(request), now });
+      const mapping = await mappings.create(draft, { actor: actingUser(request), now }, changeJournal(request));
       setLocation(request, reply, mapping.mapping_id);
       return reply.code(201).send(mapping);
     },
@@ -131,7 +132,7 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
       },
       async (request, reply) => {
         const id = resourceId(request, 'mapping_id', noSuchMapping);
-        const mapping = await mappings.update(id, request.body, { actor: actingUser(request), now: requestTime() });
+        const mapping = await mappings.update(id, request.body, { actor: actingUser(request), now: requestTime() }, changeJournal(request));
         setLocation(request, reply, mapping.mapping_id);
         return mapping;
       },
@@ -152,7 +153,7 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         },
       },
       async (request, reply) => {
-        await mappings.delete(resourceId(request, 'mapping_id', noSuchMapping), { actor: actingUser(request), now: requestTime() });
+        await mappings.delete(resourceId(request, 'mapping_id', noSuchMapping), { actor: actingUser(request), now: requestTime() }, changeJournal(request));
         return reply.code(204).send();
       },
     );

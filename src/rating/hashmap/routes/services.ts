@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestTime, requiredArgument, resourceId, setLocation } from '../../../http/request.js';
+import { changeJournal } from '../../../http/change-journal.js';
 import { isUuid } from '../../../kernel/ids.js';
 import { QueryString, UuidText } from '../../common/schemas.js';
 import { noSuchField, noSuchService } from '../errors.js';
@@ -71,7 +72,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
       },
     },
     async (request, reply) => {
-      const service = await services.createService(request.body.name);
+      const service = await services.createService(request.body.name, changeJournal(request));
       setLocation(request, reply, service.service_id);
       return reply.code(201).send(service);
     },
@@ -93,7 +94,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         },
       },
       async (request, reply) => {
-        await services.deleteService(resourceId(request, 'service_id', noSuchService));
+        await services.deleteService(resourceId(request, 'service_id', noSuchService), changeJournal(request));
         return reply.code(204).send();
       },
     );
@@ -188,7 +189,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
       },
     },
     async (request, reply) => {
-      const field = await services.createField(request.body.service_id.toLowerCase(), request.body.name);
+      const field = await services.createField(request.body.service_id.toLowerCase(), request.body.name, changeJournal(request));
       setLocation(request, reply, field.field_id);
       return reply.code(201).send(field);
     },
@@ -210,7 +211,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         },
       },
       async (request, reply) => {
-        await services.deleteField(resourceId(request, 'field_id', noSuchField));
+        await services.deleteField(resourceId(request, 'field_id', noSuchField), changeJournal(request));
         return reply.code(204).send();
       },
     );

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { resourceId, setLocation } from '../../../http/request.js';
+import { changeJournal } from '../../../http/change-journal.js';
 import { QueryString } from '../../common/schemas.js';
 import { noSuchThreshold } from '../errors.js';
 import { parentFiltersFrom, parseThresholdCreate } from '../validation.js';
@@ -83,7 +84,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
       },
     },
     async (request, reply) => {
-      const threshold = await thresholds.create(parseThresholdCreate(request.body));
+      const threshold = await thresholds.create(parseThresholdCreate(request.body), changeJournal(request));
       setLocation(request, reply, threshold.threshold_id);
       return reply.code(201).send(threshold);
     },
@@ -109,7 +110,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
         },
       },
       async (request, reply) => {
-        const threshold = await thresholds.update(resourceId(request, 'threshold_id', noSuchThreshold), request.body);
+        const threshold = await thresholds.update(resourceId(request, 'threshold_id', noSuchThreshold), request.body, changeJournal(request));
         setLocation(request, reply, threshold.threshold_id);
         return threshold;
       },
@@ -130,7 +131,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
         },
       },
       async (request, reply) => {
-        await thresholds.delete(resourceId(request, 'threshold_id', noSuchThreshold));
+        await thresholds.delete(resourceId(request, 'threshold_id', noSuchThreshold), changeJournal(request));
         return reply.code(204).send();
       },
     );

@@ -1,0 +1,45 @@
+/**
+ * `tariff_changes`: Tariff's audit trail of configuration writes (issue 15, api.md §9). One row
+ * per acknowledged write, inserted in the write's own transaction (database/change-journal.ts),
+ * so a change that committed is always there and one that rolled back never is. `change_id` is
+ * generated under the configuration lock, so it grows in commit order: the listing's order.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { MigrationContext } from './context.js';
+import { CHANGES_TABLE } from '../change-journal.js';
+
+/** Whether the table is there already (Tariff's bookkeeping dropped and migrated again). */
+async function changesTableExists(db: Kysely<unknown>, context: MigrationContext): Promise<boolean> {
+  const schema = await context.traits.currentSchema(db);
+  const tables = await db.introspection.getTables();
+  return tables.some((table) => table.name === CHANGES_TABLE && (schema === undefined || table.schema === schema));
+}
+
+/**
+ * Creates the table and its lookup indexes: by kind (newest first), by time (`since`). A table
+ * already there is kept with its rows.
+ */
+export async function up(db: Kysely<unknown>, context: MigrationContext): Promise<void> {
+  if (await changesTableExists(db, context)) return;
+  const { traits } = context;
+  const { type, autoIncrement } = traits.columnTypes.generatedId;
+  // MariaDB/MySQL: utf8mb4, as the rating tables (a user id may be any Unicode text).
+  const options = traits.tableOptions(await traits.exactTextCollation?.choose(db));
+  let table = db.schema
+    .createTable(CHANGES_TABLE)
+    .addColumn('change_id', sql.raw(type), (column) => (autoIncrement ? column.primaryKey().autoIncrement() : column.primaryKey()))
+    .addColumn('at', sql.raw(traits.columnTypes.dateTime), (column) => column.notNull())
+    .addColumn('user_id', 'varchar(255)', (column) => column.notNull())
+    .addColumn('project_id', 'varchar(255)')
+    .addColumn('request_id', 'varchar(64)', (column) => column.notNull())
+    .addColumn('route', 'varchar(255)', (column) => column.notNull())
+    .addColumn('kind', 'varchar(32)', (column) => column.notNull())
+    .addColumn('object_id', 'varchar(255)', (column) => column.notNull())
+    .addColumn('action', 'varchar(16)', (column) => column.notNull())
+    .addColumn('before', 'text')
+    .addColumn('after', 'text');
+  if (options !== undefined) table = table.modifyEnd(sql.raw(options));
+  await table.execute();
+  await db.schema.createIndex('ix_tariff_changes_kind').on(CHANGES_TABLE).columns(['kind', 'change_id']).execute();
+  await db.schema.createIndex('ix_tariff_changes_at').on(CHANGES_TABLE).column('at').execute();
+}
