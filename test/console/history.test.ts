@@ -14,7 +14,9 @@ const DATE = /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC$/;
 
 /** The versions table's rows, each as its cells' texts. */
 async function versionRows(page: Page): Promise<string[][]> {
-  await page.locator('table.history-table tbody tr').first().waitFor();
+  // The rows, or the server's fault (which fails the test with its message).
+  await page.locator('table.history-table tbody tr, [role="alert"]').first().waitFor();
+  if ((await page.getByRole('alert').count()) > 0) throw new Error(`the page shows a fault: ${await page.getByRole('alert').textContent()}`);
   return page
     .locator('table.history-table tbody tr')
     .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => cell.textContent ?? '')));
@@ -89,6 +91,8 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console history page in chromium', () 
       'GET',
       '/v1/rating/module_config/pyscripts/scripts?no_data=true',
     );
+    // A wait that never ends fails with what it waited for, within the test's time.
+    tariff.page.setDefaultTimeout(15_000);
     checksums = {
       first: scripts.find((script) => script.description === 'first')!.checksum,
       second: scripts.find((script) => script.description === 'second')!.checksum,

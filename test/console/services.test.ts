@@ -74,6 +74,8 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console services page in chromium', ()
         start: '2020-01-01T00:00:00+00:00',
         end: '2021-01-01T00:00:00+00:00',
       });
+      // A wait that never ends fails with what it waited for, within the test's time.
+      tariff.page.setDefaultTimeout(15_000);
     });
 
     afterAll(async () => {
@@ -228,6 +230,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console services page in chromium', ()
       });
       // A process just started compiles its code on the first large list; the page is measured on a warm server.
       await tariff.api('GET', `${H}/mappings`);
+      tariff.page.setDefaultTimeout(15_000);
     }, 120_000);
 
     afterAll(async () => {
