@@ -1,7 +1,8 @@
 /**
  * Validates callers' tokens against Keystone v3, as keystonemiddleware's auth_token does for
  * CloudKitty: Tariff logs in with its own service credentials and asks
- * `GET /v3/auth/tokens` (`X-Subject-Token`) about each new token.
+ * `GET /v3/auth/tokens` (`X-Subject-Token`) about each new token. For the web console it also
+ * exchanges a user's password for a project-scoped token and revokes that token at logout.
  */
 import type { KeystoneSettings } from '../config.js';
 import { TariffError } from '../kernel/errors.js';
@@ -17,6 +18,9 @@ export interface KeystoneIdentity {
   domainId: string | null;
   /** `all` for a system-scoped token, else null. */
   systemScope: string | null;
+  /** The user's and the project's names, when Keystone gave them (the console shows them). */
+  userName?: string;
+  projectName?: string;
   roles: string[];
   /** Keystone's `is_admin_project`; true when Keystone does not say (keystonemiddleware compat). */
   isAdminProject: boolean;
@@ -30,6 +34,28 @@ export class IdentityUnavailableError extends TariffError {
   }
 }
 
+/** 401: Keystone refused a user's credentials at the console's login; the message is Keystone's. */
+export class LoginRefusedError extends TariffError {
+  constructor(message: string) {
+    super(401, message);
+  }
+}
+
+/** A user's login: the password method, scoped to a project; user and project domains by name. */
+export interface PasswordCredentials {
+  userName: string;
+  password: string;
+  projectName: string;
+  userDomainName: string;
+  projectDomainName: string;
+}
+
+/** A token Keystone issued to a user, and who it speaks for. */
+export interface IssuedToken {
+  token: string;
+  identity: KeystoneIdentity;
+}
+
 interface ServiceToken {
   token: string;
   /** Renew after this time (epoch ms), shortly before Keystone's expiry. */
@@ -39,8 +65,8 @@ interface ServiceToken {
 interface TokenBody {
   token?: {
     expires_at?: string;
-    user?: { id?: string; domain?: { id?: string } };
-    project?: { id?: string; domain?: { id?: string } };
+    user?: { id?: string; name?: string; domain?: { id?: string } };
+    project?: { id?: string; name?: string; domain?: { id?: string } };
     domain?: { id?: string };
     system?: Record<string, boolean>;
     roles?: { name?: string }[];
@@ -63,6 +89,23 @@ export function identityFromToken(body: TokenBody): KeystoneIdentity | null {
     roles: (token.roles ?? []).map((role) => role.name).filter((name): name is string => typeof name === 'string'),
     isAdminProject: token.is_admin_project ?? true,
     expiresAt,
+    ...(token.user.name === undefined ? {} : { userName: token.user.name }),
+    ...(token.project?.name === undefined ? {} : { projectName: token.project.name }),
+  };
+}
+
+/** Keystone's error body: `{"error": {"code", "message", "title"}}`. */
+interface KeystoneFault {
+  error?: { message?: string };
+}
+
+/** The body of a password login scoped to a project (`POST /v3/auth/tokens`). */
+function passwordLogin({ userName, password, userDomainName, projectName, projectDomainName }: PasswordCredentials) {
+  return {
+    auth: {
+      identity: { methods: ['password'], password: { user: { name: userName, password, domain: { name: userDomainName } } } },
+      scope: { project: { name: projectName, domain: { name: projectDomainName } } },
+    },
   };
 }
 
@@ -97,6 +140,59 @@ export class KeystoneClient {
   async validate(token: string): Promise<KeystoneIdentity | null> {
     try {
       return await this.askKeystone(token, AbortSignal.timeout(this.settings.timeoutMs));
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  /**
+   * Exchanges a user's password for a project-scoped token (`POST /v3/auth/tokens`), as
+   * `openstack token issue` does: the console's login.
+   *
+   * @throws LoginRefusedError with Keystone's message when it refuses the credentials (any 4xx:
+   *   unknown user or project, wrong password, no role on the project).
+   * @throws IdentityUnavailableError when Keystone does not answer within the timeout or fails.
+   */
+  async issueToken(credentials: PasswordCredentials): Promise<IssuedToken> {
+    let response: Response;
+    try {
+      response = await fetchOnce(`${this.settings.authUrl}/auth/tokens?nocatalog`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(passwordLogin(credentials)),
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
+      const token = response.headers.get('x-subject-token');
+      const body = (await response.json().catch(() => undefined)) as (TokenBody & KeystoneFault) | undefined;
+      if (response.status >= 400 && response.status < 500) {
+        throw new LoginRefusedError(body?.error?.message ?? `Keystone refused the login: ${response.status}`);
+      }
+      const identity = body === undefined ? null : identityFromToken(body);
+      if (response.status !== 201 || !token || !identity) throw new IdentityUnavailableError(`Keystone answered ${response.status} to a login`);
+      return { token, identity };
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  /**
+   * Revokes a user's token (`DELETE /v3/auth/tokens`), the token authenticating its own
+   * revocation: Keystone's default policy lets a user revoke their own token.
+   *
+   * @returns true when Keystone revoked it, false when it was no longer valid (401, 404).
+   * @throws IdentityUnavailableError when Keystone does not answer within the timeout or fails.
+   */
+  async revokeToken(token: string): Promise<boolean> {
+    try {
+      const response = await fetchOnce(`${this.settings.authUrl}/auth/tokens`, {
+        method: 'DELETE',
+        headers: { 'X-Auth-Token': token, 'X-Subject-Token': token },
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
+      await response.body?.cancel();
+      if (response.status === 204) return true;
+      if (response.status === 401 || response.status === 404) return false;
+      throw new IdentityUnavailableError(`Keystone answered ${response.status} to a token revocation`);
     } catch (error) {
       throw this.unavailable(error);
     }
@@ -144,12 +240,7 @@ export class KeystoneClient {
 
   private async logIn(signal: AbortSignal): Promise<ServiceToken> {
     const { username, password, userDomainName, projectName, projectDomainName } = this.settings;
-    const body = {
-      auth: {
-        identity: { methods: ['password'], password: { user: { name: username, password, domain: { name: userDomainName } } } },
-        scope: { project: { name: projectName, domain: { name: projectDomainName } } },
-      },
-    };
+    const body = passwordLogin({ userName: username, password, userDomainName, projectName, projectDomainName });
     const response = await fetchOnce(`${this.settings.authUrl}/auth/tokens?nocatalog`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

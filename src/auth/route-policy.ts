@@ -6,8 +6,11 @@
 export const PUBLIC_ROUTES = new Set(['/', '/v1', '/v2', '/healthcheck']);
 
 /**
- * Whether a route needs no token: the public ones, and the web console's files (`/console/…`):
- * the page itself logs in, and every API call it makes carries the token and meets the policy.
+ * Whether a route needs no token: the public ones, and the web console's routes (`/console/…`):
+ * its files, since the page itself logs in and every API call it makes carries the token (its
+ * session cookie) and meets the policy; and its session (`/console/session`, http/console-session.ts),
+ * which reads the token itself: `GET` answers 401 without a valid one, `POST` is the login, `DELETE`
+ * the logout, both requiring the console's header.
  */
 export function isPublicRoute(route: string): boolean {
   return PUBLIC_ROUTES.has(route) || route === '/console' || route.startsWith('/console/');

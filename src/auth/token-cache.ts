@@ -63,7 +63,13 @@ export class TokenCache {
     return undefined;
   }
 
-  private remember(token: string, identity: KeystoneIdentity): void {
+  /** Drops the token (revoked at the console's logout): the next request with it asks Keystone. */
+  forget(token: string): void {
+    this.entries.delete(token);
+  }
+
+  /** Trusts a token Keystone just vouched for (issued at the console's login) until its expiry or the cache time. */
+  remember(token: string, identity: KeystoneIdentity): void {
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);

@@ -22,9 +22,11 @@ import { keystoneAdminOnly } from './healthcheck/keystone-admin.js';
 import { registerHealthcheck, type HealthcheckOptions } from './healthcheck/route.js';
 import { registerConsole } from './console.js';
 import { installKeystoneAuth, type KeystoneAuthOptions } from './keystone-auth.js';
+import { registerConsoleSession, type ConsoleSessionKeystone } from './console-session.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
 import { installMetrics } from './metrics.js';
 import type { TariffMetrics } from '../kernel/metrics.js';
+import { KeystoneClient } from '../auth/keystone.js';
 
 /** What {@link buildApp} needs. */
 export interface AppDependencies {
@@ -40,10 +42,10 @@ export interface AppDependencies {
   loggerInstance?: FastifyBaseLogger;
   /** Keystone mode: replaces the real Keystone client (tests). */
   keystoneClient?: KeystoneAuthOptions['client'];
-  /** The database `/healthcheck` asks when `config.healthcheckDatabase` is on. */
-  database?: Database;
   /** Counts the answers and serves `GET /metrics` (unless on `TARIFF_METRICS_PORT`); absent: metrics off. */
   metrics?: TariffMetrics;
+  /** The database `/healthcheck` asks when `config.healthcheckDatabase` is on. */
+  database?: Database;
 }
 
 /** The application type: Fastify with TypeBox-typed routes. */
@@ -88,14 +90,16 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   // noauth: every caller is CloudKitty's admin context, and may see the health check's details.
   let mayShowHealthDetails: HealthcheckOptions['mayShowDetails'] = () => true;
 
-  let unknownRouteGuard: ReturnType<typeof installKeystoneAuth> | undefined;
+  let consoleKeystone: ConsoleSessionKeystone | undefined;
   if (config.auth === 'keystone' && config.keystone) {
     const enforcer = new PolicyEnforcer({ policyFile: config.policyFile });
     for (const warning of enforcer.warnings) app.log.warn({ policyFile: config.policyFile }, warning);
     mayShowHealthDetails = keystoneAdminOnly({ settings: config.keystone, client: keystoneClient, enforcer });
-    unknownRouteGuard = installKeystoneAuth(app, { settings: config.keystone, enforcer, client: keystoneClient });
+    const client = new KeystoneClient(config.keystone);
+    const auth = installKeystoneAuth(app, { settings: config.keystone, enforcer, client: keystoneClient ?? client });
+    consoleKeystone = { auth, client };
   }
-  installFaultHandling(app, { unknownRouteGuard });
+  installFaultHandling(app, { unknownRouteGuard: consoleKeystone?.auth.unknownRouteGuard });
   installBodyLimits(app, { defaultBytes: config.bodyLimitBytes, drainBytes: config.bodyDrainLimitBytes });
   installJsonBodies(app, config.jsonMaxDepth);
   if (metrics) installMetrics(app, metrics, { serveRoute: config.metricsPort === undefined });
@@ -119,6 +123,7 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   if (config.healthcheckDatabase && database) healthChecks.push(databaseCheck(database, config.healthcheckDatabaseTimeoutMs));
   registerHealthcheck(app, { checks: healthChecks, mayShowDetails: mayShowHealthDetails });
   await registerConsole(app);
+  registerConsoleSession(app, consoleKeystone);
   await routes(app);
   return app;
 }

@@ -1,7 +1,8 @@
 /**
  * Keystone mode (`TARIFF_AUTH=keystone`): every request but the public ones needs a valid
  * `X-Auth-Token`, as behind keystonemiddleware's auth_token in CloudKitty's paste pipeline, and
- * passes the policy rule of its route.
+ * passes the policy rule of its route. The web console's requests may carry the token in its
+ * session cookie instead (session-cookie.ts); an `X-Auth-Token` header wins over the cookie.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import type { KeystoneSettings } from '../config.js';
@@ -10,6 +11,7 @@ import { KeystoneClient, type KeystoneIdentity } from '../auth/keystone.js';
 import type { PolicyCredentials, PolicyEnforcer } from '../auth/policy/enforcer.js';
 import { isPublicRoute, policyRuleFor } from '../auth/route-policy.js';
 import { TokenCache } from '../auth/token-cache.js';
+import { sessionTokenOf } from './session-cookie.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,7 +21,7 @@ declare module 'fastify' {
 }
 
 /** Fernet and JWS tokens: URL-safe base64 with `=` padding, JWS with dots. Anything else is not a token. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_\-=.]{16,8192}$/;
+export const TOKEN_SHAPE = /^[A-Za-z0-9_\-=.]{16,8192}$/;
 
 /** keystonemiddleware's words for a missing or refused token. */
 export const AUTHENTICATION_REQUIRED = 'The request you have made requires authentication.';
@@ -41,10 +43,32 @@ export function credentialsOf(identity: KeystoneIdentity): PolicyCredentials {
   };
 }
 
-/** The request's `X-Auth-Token` as sent (the cache key), or undefined. */
-function rawTokenOf(request: FastifyRequest): string | undefined {
+/**
+ * The request's token as sent (the cache key): its `X-Auth-Token`, else the console's session
+ * cookie on a console request (`X-Tariff-Console: 1`), else undefined.
+ */
+export function rawTokenOf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-auth-token'];
-  return Array.isArray(header) ? header[0] : header;
+  return (Array.isArray(header) ? header[0] : header) ?? sessionTokenOf(request);
+}
+
+/** What Keystone mode offers beside its hooks: the console's session routes use it. */
+export interface KeystoneAuth {
+  /** The guard for unknown routes (any valid token), for the not-found handler. */
+  unknownRouteGuard: preHandlerHookHandler;
+  /**
+   * Who the request's token (see {@link rawTokenOf}) speaks for: null when there is none or
+   * Keystone says it is not valid.
+   *
+   * @throws IdentityUnavailableError when Keystone cannot answer for a token not cached.
+   */
+  identify(request: FastifyRequest): Promise<KeystoneIdentity | null>;
+  /** Whether the policy `rule` allows the caller (CloudKitty's rules have an empty target). */
+  allowed(identity: KeystoneIdentity, rule: string): boolean;
+  /** Trusts a token Keystone has just issued, sparing the first request a validation. */
+  remember(token: string, identity: KeystoneIdentity): void;
+  /** Forgets a revoked token. */
+  forget(token: string): void;
 }
 
 /** What {@link installKeystoneAuth} needs; `client` replaces the real Keystone client (tests). */
@@ -62,11 +86,9 @@ export interface KeystoneAuthOptions {
  * 503 within `settings.timeoutMs` (IdentityUnavailableError).
  *
  * Each route gets its own hook with its rule decided at registration; a cached token costs a map
- * lookup and a remembered policy decision, no promise.
- *
- * @returns the guard for unknown routes (any valid token), for the not-found handler.
+ * lookup and a remembered policy decision, no promise. Public routes get no hook (route-policy.ts).
  */
-export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, client }: KeystoneAuthOptions): preHandlerHookHandler {
+export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, client }: KeystoneAuthOptions): KeystoneAuth {
   const keystone = client ?? new KeystoneClient(settings);
   const tokens = new TokenCache((token) => keystone.validate(token), settings.tokenCacheMs);
   const challenge = `Keystone uri="${settings.wwwAuthenticateUri}"`;
@@ -96,14 +118,18 @@ export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, 
       }
     };
     return function authenticate(request, reply, done) {
-      const raw = rawTokenOf(request);
-      // A cached token is its own proof of shape; only new ones are checked before Keystone is asked.
-      const cached = raw === undefined ? undefined : tokens.cached(raw);
-      const token = cached || raw === undefined ? undefined : raw.trim();
-      const found = cached ?? (token !== undefined && TOKEN_SHAPE.test(token) ? tokens.identify(token) : null);
+      const found = identityOf(request);
       if (found instanceof Promise) found.then((identity) => admit(identity, request, reply, done), done);
       else admit(found, request, reply, done);
     };
+  }
+
+  function identityOf(request: FastifyRequest): KeystoneIdentity | null | Promise<KeystoneIdentity | null> {
+    const raw = rawTokenOf(request);
+    // A cached token is its own proof of shape; only new ones are checked before Keystone is asked.
+    const cached = raw === undefined ? undefined : tokens.cached(raw);
+    const token = cached || raw === undefined ? undefined : raw.trim();
+    return cached ?? (token !== undefined && TOKEN_SHAPE.test(token) ? tokens.identify(token) : null);
   }
 
   app.decorateRequest('identity', null);
@@ -113,7 +139,13 @@ export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, 
     const hooks = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [guard(policyRuleFor(method === 'HEAD' ? 'GET' : method, route.url)), ...hooks];
   });
-  // Unknown routes: a caller without a valid token learns nothing, not even that the route is
-  // unknown; the not-found handler runs this guard first.
-  return guard(null);
+  return {
+    // Unknown routes: a caller without a valid token learns nothing, not even that the route is
+    // unknown; the not-found handler runs this guard first.
+    unknownRouteGuard: guard(null),
+    identify: async (request) => identityOf(request),
+    allowed,
+    remember: (token, identity) => tokens.remember(token, identity),
+    forget: (token) => tokens.forget(token),
+  };
 }
