@@ -1,6 +1,8 @@
 /** The console's frame: the navigation and the pages under `/console/`. */
 import { LocationProvider, Route, Router } from 'preact-iso';
-import { NOAUTH_SESSION, SessionContext, useSession, type Session } from './session.js';
+import { SessionContext, useConsoleSession, useSession, type Session } from './session.js';
+import { Fault } from './components/fault.js';
+import { Login } from './pages/login.js';
 import { Calculator } from './pages/calculator.js';
 import { Groups } from './pages/groups.js';
 import { History } from './pages/history.js';
@@ -19,8 +21,24 @@ const PAGES = [
   { path: '/console/price-list', label: 'Price list', rule: 'rating:module_config' },
 ] as const;
 
-/** The console, routed under `/console`. */
-export function App({ session = NOAUTH_SESSION }: { session?: Session }) {
+/**
+ * The console: the pages once the session is known, the login form in Keystone mode when there is
+ * no valid session (at first, after logging out, or when a call answers 401).
+ */
+export function App() {
+  const { state, logIn } = useConsoleSession();
+  if (state.status === 'login') return <Login onLogIn={logIn} notice={state.notice} />;
+  if (state.status === 'ready') return <Console session={state.session} />;
+  return (
+    <main>
+      <h1>Tariff</h1>
+      {state.status === 'loading' ? <p aria-busy="true">Loading…</p> : <Fault message={state.message} />}
+    </main>
+  );
+}
+
+/** The console's pages for a session, routed under `/console`. */
+function Console({ session }: { session: Session }) {
   return (
     <SessionContext.Provider value={session}>
       <LocationProvider scope="/console">

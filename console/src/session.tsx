@@ -2,9 +2,12 @@
  * Who uses the console. In noauth mode there is no login and every page is open; in Keystone mode
  * the session (a Keystone token in an HttpOnly cookie, never in script-readable storage) says who
  * is logged in and which policy rules allow them, and pages they may not use are hidden.
+ *
+ * The server's side is `GET`/`POST`/`DELETE /console/session` (docs/api.md §12).
  */
 import { createContext } from 'preact';
-import { useContext } from 'preact/hooks';
+import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
+import { ApiError, call, messageOf, onUnauthenticated } from './api.js';
 
 /** The console's view of its user. */
 export interface Session {
@@ -27,4 +30,80 @@ export const SessionContext = createContext<Session>(NOAUTH_SESSION);
 /** The current session. */
 export function useSession(): Session {
   return useContext(SessionContext);
+}
+
+/** What a login sends to `POST /console/session`; the domains are names (`Default`). */
+export interface LoginCredentials {
+  user: string;
+  password: string;
+  project: string;
+  user_domain: string;
+  project_domain: string;
+}
+
+/** The session as the server describes it (`GET /console/session`). */
+interface SessionBody {
+  mode: 'noauth' | 'keystone';
+  user?: { id: string; name: string | null };
+  project?: { id: string | null; name: string | null };
+  allowed: Record<string, boolean>;
+}
+
+/** Where the console stands with its user. */
+export type SessionState =
+  | { status: 'loading' }
+  /** Keystone mode without a valid session: the login form, with why it is shown (`notice`). */
+  | { status: 'login'; notice?: string }
+  | { status: 'ready'; session: Session }
+  /** The session could not be read at all (server unreachable): the message. */
+  | { status: 'failed'; message: string };
+
+/** The session path. */
+const SESSION = '/console/session';
+
+/**
+ * The console's session and how to log in: reads the session once, shows the login form (state
+ * `login`) whenever any API call answers 401 (the token expired or was revoked), and back to the
+ * pages once logged in.
+ */
+export function useConsoleSession(): { state: SessionState; logIn: (credentials: LoginCredentials) => Promise<void> } {
+  const [state, setState] = useState<SessionState>({ status: 'loading' });
+
+  const logout = useCallback(async () => {
+    try {
+      await call('DELETE', SESSION);
+      setState({ status: 'login', notice: 'You have logged out.' });
+    } catch (error) {
+      setState({ status: 'login', notice: `Logged out here, but the token may not be revoked: ${messageOf(error)}` });
+    }
+  }, []);
+
+  const adopt = useCallback((body: SessionBody) => setState({ status: 'ready', session: sessionFrom(body, logout) }), [logout]);
+
+  useEffect(() => {
+    const unsubscribe = onUnauthenticated(() =>
+      setState((current) =>
+        current.status === 'login' ? current : { status: 'login', notice: current.status === 'ready' ? 'Your session has ended: log in again.' : undefined },
+      ),
+    );
+    call<SessionBody>('GET', SESSION).then(adopt, (error: unknown) => {
+      if (!(error instanceof ApiError && error.status === 401)) setState({ status: 'failed', message: messageOf(error) });
+    });
+    return unsubscribe;
+  }, [adopt]);
+
+  const logIn = useCallback(async (credentials: LoginCredentials) => adopt(await call<SessionBody>('POST', SESSION, credentials)), [adopt]);
+
+  return { state, logIn };
+}
+
+/** The console's session from the server's description. */
+function sessionFrom(body: SessionBody, logout: () => Promise<void>): Session {
+  if (body.mode === 'noauth') return NOAUTH_SESSION;
+  return {
+    mode: 'keystone',
+    user: { name: body.user?.name ?? body.user?.id ?? '', project: body.project?.name ?? body.project?.id ?? '' },
+    can: (rule) => body.allowed[rule] === true,
+    logout,
+  };
 }
