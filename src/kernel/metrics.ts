@@ -8,7 +8,8 @@
  * the rules' age) is read only when Prometheus scrapes, from a source the owner registered with a
  * `watch…` method. docs/api.md §10 lists the series.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { RequestSeries } from './request-series.js';
 
 /** A database error worth counting: why requests failed or were repeated. */
 export type DatabaseErrorKind = 'timeout' | 'lost_connection' | 'deadlock_retried';
@@ -57,12 +58,6 @@ const WORK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 /** The label of requests no route matched (a 404), so that unknown paths make one series, not one each. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** The series of one route, method and status (the counter) and route and method (the histogram). */
-interface RequestSeries {
-  count: { inc(): void };
-  duration: { observe(seconds: number): void };
-}
-
 /** Node's default metrics go to one registry per process: they watch the process, not an app. */
 let processRegistry: Registry | undefined;
 
@@ -81,21 +76,8 @@ function defaultProcessMetrics(): Registry {
  */
 export class TariffMetrics {
   private readonly registry = new Registry();
-  private readonly httpRequests = new Counter({
-    name: 'tariff_http_requests_total',
-    help: 'HTTP requests answered, by route template, method and status code.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  private readonly httpDurations = new Histogram({
-    name: 'tariff_http_request_duration_seconds',
-    help: 'Time from receiving an HTTP request to the end of its answer, in seconds, by route template and method.',
-    labelNames: ['route', 'method'] as const,
-    buckets: HTTP_BUCKETS,
-    registers: [this.registry],
-  });
-  /** Series by route, method and status: no label hashing or allocation per request once seen. */
-  private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
+  /** The HTTP series, kept in plain numbers (request-series.ts) and formatted by the registry at each scrape. */
+  private readonly requests = new RequestSeries(HTTP_BUCKETS);
   private readonly databaseErrors = new Counter({
     name: 'tariff_database_errors_total',
     help: 'Database errors by kind: timeout (a statement or a connection took too long), lost_connection, deadlock_retried (a lost race, the transaction repeated).',
@@ -124,6 +106,16 @@ export class TariffMetrics {
   private sandboxSource: (() => SandboxStatistics) | undefined;
 
   constructor() {
+    // prom-client formats any metric with a `get()` in its counters' and histograms' shape.
+    this.registry.registerMetric(
+      this.requests.counter('tariff_http_requests_total', 'HTTP requests answered, by route template, method and status code.') as unknown as Metric,
+    );
+    this.registry.registerMetric(
+      this.requests.histogram(
+        'tariff_http_request_duration_seconds',
+        'Time from receiving an HTTP request to the end of its answer, in seconds, by route template and method.',
+      ) as unknown as Metric,
+    );
     for (const kind of ['timeout', 'lost_connection', 'deadlock_retried'] as const) this.databaseErrors.labels(kind).inc(0);
     this.gauge('tariff_database_pool_connections_in_use', 'Database connections lent to a query or a transaction.', () => this.poolSource?.().inUse);
     this.gauge('tariff_database_pool_connections_idle', 'Database connections open and free.', () => this.poolSource?.().idle);
@@ -156,24 +148,14 @@ export class TariffMetrics {
 
   /**
    * Counts one HTTP answer and its duration. Called once per request: after the first request of a
-   * route, method and status it only looks up three maps.
+   * route, method and status it only looks up three maps and adds (request-series.ts).
    *
    * @param route - the route template (`/v1/rating/module_config/hashmap/mappings/:mapping_id`),
    *   {@link UNMATCHED_ROUTE} when none matched.
    * @param seconds - from receiving the request to the end of the answer.
    */
   httpAnswered(route: string, method: string, status: number, seconds: number): void {
-    let byMethod = this.requestSeries.get(route);
-    if (!byMethod) this.requestSeries.set(route, (byMethod = new Map<string, Map<number, RequestSeries>>()));
-    let byStatus = byMethod.get(method);
-    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, RequestSeries>()));
-    let series = byStatus.get(status);
-    if (!series) {
-      series = { count: this.httpRequests.labels(route, method, String(status)), duration: this.httpDurations.labels(route, method) };
-      byStatus.set(status, series);
-    }
-    series.count.inc();
-    series.duration.observe(seconds);
+    this.requests.record(route, method, status, seconds);
   }
 
   /** Counts one database error of `kind`. */

@@ -38,6 +38,23 @@ describe('metrics settings', () => {
   });
 });
 
+describe('the HTTP series', () => {
+  it('puts a duration in the first bucket whose bound is at least it, cumulatively, and past the last in +Inf only', async () => {
+    const metrics = new TariffMetrics();
+    for (const seconds of [0.001, 0.0011, 20]) metrics.httpAnswered('/v1/things/:id', 'GET', 200, seconds);
+    metrics.httpAnswered('/v1/things/:id', 'GET', 404, 0.0001);
+    const text = await metrics.text();
+    const bucket = (le: string) => sample(text, `tariff_http_request_duration_seconds_bucket{route="/v1/things/:id",method="GET",le="${le}"}`);
+    expect([bucket('0.0005'), bucket('0.001'), bucket('0.0025'), bucket('10'), bucket('+Inf')]).toEqual([1, 2, 3, 3, 4]);
+    expect(sample(text, 'tariff_http_request_duration_seconds_sum{route="/v1/things/:id",method="GET"}')).toBeCloseTo(20.0022, 10);
+    expect(sample(text, 'tariff_http_request_duration_seconds_count{route="/v1/things/:id",method="GET"}')).toBe(4);
+    expect(sample(text, 'tariff_http_requests_total{route="/v1/things/:id",method="GET",status="200"}')).toBe(3);
+    expect(sample(text, 'tariff_http_requests_total{route="/v1/things/:id",method="GET",status="404"}')).toBe(1);
+    expect(text).toContain('# TYPE tariff_http_request_duration_seconds histogram');
+    expect(text).toContain('# TYPE tariff_http_requests_total counter');
+  });
+});
+
 describe('GET /metrics on the API port', () => {
   let test: TestApp | undefined;
   afterEach(async () => {
@@ -63,7 +80,7 @@ describe('GET /metrics on the API port', () => {
     expect(sample(text, `tariff_http_requests_total{route="${H}/services",method="POST",status="201"}`)).toBe(1);
     expect(sample(text, 'tariff_http_requests_total{route="unmatched",method="GET",status="404"}')).toBe(1);
     expect(sample(text, `tariff_http_request_duration_seconds_count{route="${H}/services/:service_id",method="GET"}`)).toBe(2);
-    expect(sample(text, `tariff_http_request_duration_seconds_bucket{le="+Inf",route="${H}/services/:service_id",method="GET"}`)).toBe(2);
+    expect(sample(text, `tariff_http_request_duration_seconds_bucket{route="${H}/services/:service_id",method="GET",le="+Inf"}`)).toBe(2);
     expect(sample(text, 'tariff_quote_points_total')).toBe(2);
     expect(sample(text, 'tariff_quote_duration_seconds_count')).toBe(1);
     expect(sample(text, 'tariff_rules_reloads_total')).toBeGreaterThanOrEqual(1);
