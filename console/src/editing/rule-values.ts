@@ -3,12 +3,13 @@
  * text, an empty one meaning "unset" (null, or the server's default on a create).
  */
 import type { Catalog } from '../catalog.js';
+import { plainDecimal } from '../decimal-text.js';
 import { fromUtcDateTimeLocal, toUtcDateTimeLocal } from '../components/utc-datetime-input.js';
 
 /** A decimal from the API (`"1.5000000000000000000000000000"`) as an input's text (`1.5`); empty for null. */
 export function decimalInput(value: string | null): string {
   if (value === null) return '';
-  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
+  return plainDecimal(value);
 }
 
 /** An API datetime (ISO with offset) as a UTC `datetime-local` value; empty for null. */

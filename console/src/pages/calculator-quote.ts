@@ -3,6 +3,7 @@
  * (one point of one service, its field values in the point's `metadata`, read by the hashmap as
  * the point's desc), and the answer's `explain` entries as rows naming each rule.
  */
+import { plainDecimal } from '../decimal-text.js';
 import type { Catalog, Mapping, Threshold } from '../catalog.js';
 
 /** What the calculator's form describes. */
@@ -85,15 +86,6 @@ export interface ContributionRow {
 
 /** The hashmap's group of rules without a group. */
 const DEFAULT_GROUP = '_DEFAULT_';
-
-/**
- * Decimal text without the trailing zeros of its fraction (`10.00000000` → `10`, `0.50` → `0.5`),
- * digit for digit otherwise: never through a binary number.
- */
-export function plainDecimal(text: string): string {
-  if (!/^-?\d+\.\d+$/.test(text)) return text;
-  return text.replace(/0+$/, '').replace(/\.$/, '');
-}
 
 function tenantSuffix(tenantId: string | null): string {
   return tenantId === null ? '' : ` (tenant ${tenantId})`;

@@ -1,6 +1,7 @@
 /** The calculator's answer: the quote's total and which rule added what. */
 import { formatDateTime } from '../validity.js';
-import { plainDecimal, type ContributionRow } from './calculator-quote.js';
+import { plainDecimal } from '../decimal-text.js';
+import type { ContributionRow } from './calculator-quote.js';
 
 /** A priced usage as the calculator shows it. */
 export interface QuoteResult {

@@ -8,7 +8,8 @@ import { call, messageOf } from '../api.js';
 import { loadCatalog, type Catalog, type Field } from '../catalog.js';
 import { Fault } from '../components/fault.js';
 import { fromUtcDateTimeLocal, toUtcDateTimeLocal, UtcDateTimeInput } from '../components/utc-datetime-input.js';
-import { contributionRows, plainDecimal, quoteBody, type QuoteAnswer } from './calculator-quote.js';
+import { plainDecimal } from '../decimal-text.js';
+import { contributionRows, quoteBody, type QuoteAnswer } from './calculator-quote.js';
 import { CalculatorResult, type QuoteResult } from './calculator-result.js';
 import './calculator.css';
 

@@ -7,25 +7,11 @@ import { call, PYSCRIPTS } from '../api.js';
 import { groupName, loadCatalog, serviceOf, type Catalog, type Mapping } from '../catalog.js';
 import type { RuleState } from '../components/state-badge.js';
 import { validityState } from '../validity.js';
+import type { Script } from './scripts-api.js';
 import { formatDecimal, orDash } from './services-format.js';
 
 /** The kinds of versioned rule, as the route names them. */
 export type VersionedKind = 'mappings' | 'scripts';
-
-/** A script as `P/scripts?no_data=true` lists it (no `data`). */
-interface ScriptVersion {
-  script_id: string;
-  name: string;
-  checksum: string;
-  description: string | null;
-  start: string | null;
-  end: string | null;
-  created_at: string | null;
-  deleted: string | null;
-  created_by: string | null;
-  updated_by: string | null;
-  deleted_by: string | null;
-}
 
 /** One version of a rule, in the words the page shows. */
 export interface RuleVersion {
@@ -92,7 +78,7 @@ function mappingVersion(catalog: Catalog, mapping: Mapping, now: number): RuleVe
   };
 }
 
-function scriptVersion(script: ScriptVersion, now: number): RuleVersion {
+function scriptVersion(script: Script, now: number): RuleVersion {
   return {
     key: script.script_id,
     state: stateOf(script, now),
@@ -115,7 +101,7 @@ function scriptVersion(script: ScriptVersion, now: number): RuleVersion {
  */
 export async function loadVersions(kind: VersionedKind, name: string, now: number = Date.now()): Promise<RuleVersion[]> {
   if (kind === 'scripts') {
-    const { scripts } = await call<{ scripts: ScriptVersion[] }>('GET', `${PYSCRIPTS}/scripts?deleted=true&no_data=true`);
+    const { scripts } = await call<{ scripts: Script[] }>('GET', `${PYSCRIPTS}/scripts?deleted=true&no_data=true`);
     return scripts
       .filter((script) => script.name === name)
       .map((script) => scriptVersion(script, now))

@@ -4,17 +4,7 @@
  * keep who last updated it (`updated_by`) but not when, so an update shows on its rule's entries.
  */
 import { serviceOf, type Catalog, type Mapping } from '../catalog.js';
-
-/** A script as `P/scripts?no_data=true&deleted=true` lists it (audit columns only matter here). */
-export interface ScriptAudit {
-  script_id: string;
-  name: string;
-  created_at: string | null;
-  deleted: string | null;
-  created_by: string | null;
-  updated_by: string | null;
-  deleted_by: string | null;
-}
+import type { Script } from './scripts-api.js';
 
 /** One change: when (ISO), who, what was done to which rule (described by names). */
 export interface Change {
@@ -36,9 +26,9 @@ export function mappingPlace(catalog: Catalog, mapping: Mapping): string {
 }
 
 /** The `limit` most recent creations and deletions of mappings and scripts, newest first. */
-export function latestChanges(catalog: Catalog, scripts: ScriptAudit[], limit: number): Change[] {
+export function latestChanges(catalog: Catalog, scripts: Script[], limit: number): Change[] {
   const changes: Change[] = [];
-  const add = (rule: ScriptAudit | Mapping, kind: Change['kind'], description: string) => {
+  const add = (rule: Script | Mapping, kind: Change['kind'], description: string) => {
     if (rule.created_at !== null)
       changes.push({ at: rule.created_at, user: rule.created_by ?? 'unknown', action: 'created', kind, rule: description, updatedBy: rule.updated_by });
     if (rule.deleted !== null)

@@ -8,7 +8,8 @@ import { call, messageOf, PYSCRIPTS } from '../api.js';
 import { loadCatalog } from '../catalog.js';
 import { useSession } from '../session.js';
 import { formatDateTime } from '../validity.js';
-import { latestChanges, type Change, type ScriptAudit } from './overview-changes.js';
+import { latestChanges, type Change } from './overview-changes.js';
+import type { Script } from './scripts-api.js';
 
 /** A module as `GET /v2/rating/modules` lists it. */
 interface Module {
@@ -35,7 +36,7 @@ const CHANGES_SHOWN = 10;
 async function loadRules(): Promise<{ counts: Counts; changes: Change[] }> {
   const [catalog, scripts] = await Promise.all([
     loadCatalog({ deleted: true }),
-    call<{ scripts: ScriptAudit[] }>('GET', `${PYSCRIPTS}/scripts?no_data=true&deleted=true`),
+    call<{ scripts: Script[] }>('GET', `${PYSCRIPTS}/scripts?no_data=true&deleted=true`),
   ]);
   return {
     counts: {

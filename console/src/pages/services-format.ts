@@ -1,13 +1,12 @@
 /** How the services and history pages write the API's values. */
+import { plainDecimal } from '../decimal-text.js';
 
 /**
  * A decimal as the API sends it (`cost` with 28 fraction digits, `level` with 8) without its
  * trailing zeros: `1.5000000000` → `1.5`, `2.000` → `2`; `—` for none.
  */
 export function formatDecimal(value: string | null): string {
-  if (value === null) return '—';
-  if (!value.includes('.')) return value;
-  return value.replace(/0+$/, '').replace(/\.$/, '');
+  return value === null ? '—' : plainDecimal(value);
 }
 
 /** A text the API may leave unset (tenant, description, value): `—` for none or empty. */
