@@ -11,14 +11,18 @@ import { PriceList } from './pages/price-list.js';
 import { Scripts } from './pages/scripts.js';
 import { Services } from './pages/services.js';
 
-/** The pages in the navigation, each with the policy rule its API calls need (hidden otherwise). */
+/**
+ * The pages in the navigation, each with the policy rules its API calls need (hidden unless all
+ * allow). The calculator reads the configuration's names (services, fields, known values) besides
+ * quoting, so it needs `rating:module_config` too.
+ */
 const PAGES = [
-  { path: '/console/', label: 'Overview', rule: 'v2_rating:list_modules' },
-  { path: '/console/services', label: 'Services', rule: 'rating:module_config' },
-  { path: '/console/groups', label: 'Groups', rule: 'rating:module_config' },
-  { path: '/console/scripts', label: 'Scripts', rule: 'rating:module_config' },
-  { path: '/console/calculator', label: 'Price calculator', rule: 'rating:quote' },
-  { path: '/console/price-list', label: 'Price list', rule: 'rating:module_config' },
+  { path: '/console/', label: 'Overview', rules: ['v2_rating:list_modules'] },
+  { path: '/console/services', label: 'Services', rules: ['rating:module_config'] },
+  { path: '/console/groups', label: 'Groups', rules: ['rating:module_config'] },
+  { path: '/console/scripts', label: 'Scripts', rules: ['rating:module_config'] },
+  { path: '/console/calculator', label: 'Price calculator', rules: ['rating:quote', 'rating:module_config'] },
+  { path: '/console/price-list', label: 'Price list', rules: ['rating:module_config'] },
 ] as const;
 
 /**
@@ -67,7 +71,7 @@ function Masthead() {
     <header class="masthead">
       <span class="brand">Tariff</span>
       <nav aria-label="Console">
-        {PAGES.filter((page) => session.can(page.rule)).map((page) => (
+        {PAGES.filter((page) => page.rules.every((rule) => session.can(rule))).map((page) => (
           <a key={page.path} href={page.path}>
             {page.label}
           </a>
