@@ -15,9 +15,9 @@ import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { TariffMetrics } from '../../src/kernel/metrics.js';
 import { listenForMetrics, type MetricsListener } from '../../src/http/metrics-listener.js';
-import type { KeystoneIdentity } from '../../src/auth/keystone.js';
 import { databaseErrorKind } from '../../src/database/errors.js';
 import { H, startTestApp, type TestApp } from '../helpers/app.js';
+import { testIdentity } from '../helpers/keystone-identity.js';
 
 /** The value of one sample line (`name{labels} value`) of a Prometheus text, or undefined. */
 function sample(text: string, series: string): number | undefined {
@@ -149,19 +149,7 @@ describe('TARIFF_METRICS_PORT and Keystone mode', () => {
 
   const ADMIN_TOKEN = 'gAAAAABadmin-token-for-tests-0123456789';
   const MEMBER_TOKEN = 'gAAAAABmember-token-for-tests-012345678';
-  function identity(roles: string[]): KeystoneIdentity {
-    return {
-      userId: 'u1',
-      userDomainId: 'default',
-      projectId: 'p1',
-      projectDomainId: 'default',
-      domainId: null,
-      systemScope: null,
-      roles,
-      isAdminProject: true,
-      expiresAt: Date.now() + 3_600_000,
-    };
-  }
+  const identity = testIdentity;
 
   async function start(environment: Record<string, string>): Promise<{ app: TariffApp; metrics: TariffMetrics }> {
     directory = mkdtempSync(join(tmpdir(), 'tariff-metrics-auth-'));

@@ -16,6 +16,7 @@ import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import type { KeystoneIdentity } from '../../src/auth/keystone.js';
 import { negotiateMediaType } from '../../src/http/healthcheck/negotiation.js';
+import { testIdentity } from '../helpers/keystone-identity.js';
 
 const KEYSTONE_ENVIRONMENT = {
   TARIFF_AUTH: 'keystone',
@@ -28,19 +29,7 @@ const MEMBER_TOKEN = 'gAAAAABmember-token-for-tests-0123456789';
 const UNKNOWN_TOKEN = 'gAAAAABunknown-token-for-tests-0123456789';
 const FAILING_TOKEN = 'gAAAAABkeystone-down-for-tests-0123456789';
 
-function identity(roles: string[]): KeystoneIdentity {
-  return {
-    userId: 'u1',
-    userDomainId: 'default',
-    projectId: 'p1',
-    projectDomainId: 'default',
-    domainId: null,
-    systemScope: null,
-    roles,
-    isAdminProject: true,
-    expiresAt: Date.now() + 3_600_000,
-  };
-}
+const identity = testIdentity;
 
 async function validate(token: string): Promise<KeystoneIdentity | null> {
   if (token === ADMIN_TOKEN) return identity(['admin']);

@@ -15,6 +15,7 @@ import { migrateToLatest } from '../../src/database/migrate.js';
 import type { KeystoneIdentity } from '../../src/auth/keystone.js';
 import { PUBLIC_ROUTES, policyRuleFor } from '../../src/auth/route-policy.js';
 import { CLOUDKITTY_DEFAULT_RULES } from '../../src/auth/policy/defaults.js';
+import { testIdentity } from '../helpers/keystone-identity.js';
 
 const KEYSTONE_ENVIRONMENT = {
   TARIFF_AUTH: 'keystone',
@@ -23,19 +24,7 @@ const KEYSTONE_ENVIRONMENT = {
   TARIFF_KEYSTONE_PASSWORD: 'secret',
 };
 
-function identity(roles: string[], lifetimeMs = 3_600_000): KeystoneIdentity {
-  return {
-    userId: 'u1',
-    userDomainId: 'default',
-    projectId: 'p1',
-    projectDomainId: 'default',
-    domainId: null,
-    systemScope: null,
-    roles,
-    isAdminProject: true,
-    expiresAt: Date.now() + lifetimeMs,
-  };
-}
+const identity = testIdentity;
 
 describe('Keystone mode without a Keystone', () => {
   let app: TariffApp | undefined;
