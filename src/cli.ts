@@ -42,7 +42,7 @@ async function serve(): Promise<void> {
         process.exit(1);
       }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref();
       server.stop().then(
-        (report) => process.exit(report.cutRequests > 0 ? 1 : 0),
+        (report) => process.exit(report.cutConnections > 0 ? 1 : 0),
         (error) => {
           server.app.log.error({ err: error }, 'unclean shutdown');
           process.exit(1);
