@@ -6,43 +6,32 @@
  * calls {@link ChangeJournal.committed} after it. A write that throws or rolls back leaves
  * neither; a retried attempt starts with nothing recorded.
  */
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { TariffTables } from './tables.js';
 import { UTC_STORED_DATETIMES } from './stored-datetimes.js';
+import { ReusableStatement } from './reusable-query.js';
 
 /** Tariff's own table of configuration changes. */
 export const CHANGES_TABLE = 'tariff_changes';
 
-/** The columns a change fills, in any order (the compiled statement says which parameter is which). */
-const COLUMNS = ['at', 'user_id', 'project_id', 'request_id', 'route', 'kind', 'object_id', 'action', 'before', 'after'] as const;
+/** The columns a change fills. */
+type ChangeColumn = 'at' | 'user_id' | 'project_id' | 'request_id' | 'route' | 'kind' | 'object_id' | 'action' | 'before' | 'after';
 
-/** The insert of a change, compiled once per database (dialects compile differently), and its parameters' columns in order. */
-const compiledInserts = new WeakMap<object, { query: CompiledQuery; columns: (typeof COLUMNS)[number][] }>();
-
-/**
- * The insert statement of a change on `transaction`'s database, built and compiled once: Kysely
- * otherwise rebuilds and recompiles it on every write (as `ReusableQuery` avoids for hot reads).
- */
-function compiledInsert(transaction: Kysely<TariffTables>): { query: CompiledQuery; columns: (typeof COLUMNS)[number][] } {
-  const adapter = transaction.getExecutor().adapter;
-  let insert = compiledInserts.get(adapter);
-  if (insert === undefined) {
-    // Each column's marker stands for its value while compiling; NUL never reaches a stored value.
-    const markers = COLUMNS.map((column) => `\u0000tariff-change-${column}\u0000`);
-    const query = transaction
-      .insertInto(CHANGES_TABLE)
-      .values(Object.fromEntries(COLUMNS.map((column, index) => [column, markers[index]])) as never)
-      .compile();
-    const columns = query.parameters.map((parameter) => {
-      const index = markers.indexOf(parameter as string);
-      if (index < 0) throw new Error(`unexpected parameter in the change insert: ${String(parameter)}`);
-      return COLUMNS[index];
-    });
-    insert = { query, columns };
-    compiledInserts.set(adapter, insert);
-  }
-  return insert;
-}
+/** The insert of a change, compiled once per database: one statement per write, no read. */
+const insertChange = new ReusableStatement<TariffTables, unknown, ChangeColumn>((db, value) =>
+  db.insertInto(CHANGES_TABLE).values({
+    at: value.at,
+    user_id: value.user_id,
+    project_id: value.project_id,
+    request_id: value.request_id,
+    route: value.route,
+    kind: value.kind,
+    object_id: value.object_id,
+    action: value.action,
+    before: value.before,
+    after: value.after,
+  }),
+);
 
 /**
  * Who made a change, and through what: the acting user as recorded in `created_by` (the
@@ -125,7 +114,7 @@ export class ChangeJournal {
     if (change === undefined) return;
     const at = new Date();
     const { author } = this;
-    const row: Record<(typeof COLUMNS)[number], string | null> = {
+    await insertChange.execute(transaction, {
       at: UTC_STORED_DATETIMES.toStorage(at),
       user_id: author.userId,
       project_id: author.projectId,
@@ -136,9 +125,7 @@ export class ChangeJournal {
       action: change.action,
       before: change.before === null ? null : JSON.stringify(change.before),
       after: change.after === null ? null : JSON.stringify(change.after),
-    };
-    const insert = compiledInsert(transaction);
-    await transaction.executeQuery({ ...insert.query, parameters: insert.columns.map((column) => row[column]) });
+    });
     this.written = { ...author, ...change, at };
   }
 

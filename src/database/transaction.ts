@@ -17,6 +17,7 @@ import type { Database } from './connection.js';
 import type { TariffTables } from './tables.js';
 import { classifyDatabaseError, databaseErrorKind } from './errors.js';
 import type { ChangeJournal } from './change-journal.js';
+import { ReusableStatement } from './reusable-query.js';
 
 /** A Kysely handle bound to one open transaction. */
 export type Transaction = Kysely<TariffTables>;
@@ -30,12 +31,16 @@ const ATTEMPTS = 8;
  */
 export type SerializeWrites = () => Promise<void>;
 
-async function bumpConfigVersion(transaction: Transaction): Promise<void> {
-  await transaction
+/** The version's increment, compiled once per database: every write runs it. */
+const incrementVersion = new ReusableStatement((db: Transaction) =>
+  db
     .updateTable('tariff_config_version')
     .set((eb) => ({ version: eb('version', '+', 1) }))
-    .where('name', '=', 'rating')
-    .execute();
+    .where('name', '=', 'rating'),
+);
+
+async function bumpConfigVersion(transaction: Transaction): Promise<void> {
+  await incrementVersion.execute(transaction, {});
 }
 
 /**
