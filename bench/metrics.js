@@ -15,8 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client, H } from './lib/client.js';
-import { runLoad } from './lib/load.js';
-import { cpuTicksOfTree, freePort, startProcess, stopAll } from './lib/processes.js';
+import { freePort, startProcess, stopAll } from './lib/processes.js';
+import { alternatingRounds, median, percent, scrapeMetrics } from './lib/side-by-side.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -53,22 +53,6 @@ async function startTariff(database, environment, logFile) {
   throw new Error(`Tariff did not start (${logFile})`);
 }
 
-function median(numbers) {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-/** Scrapes `url`'s /metrics once a second until `stop()`: the load a Prometheus server adds. */
-function scrapeEverySecond(url) {
-  const timer = setInterval(() => {
-    fetch(`${url}/metrics`).then(
-      (response) => response.text(),
-      () => undefined,
-    );
-  }, 1000);
-  return () => clearInterval(timer);
-}
-
 async function main() {
   const tmp = mkdtempSync(path.join(tmpdir(), 'tariff-metrics-bench-'));
   const handles = [];
@@ -78,7 +62,7 @@ async function main() {
     handles.push(baseline.handle);
     const measured = await startTariff(database, { TARIFF_METRICS: 'on' }, path.join(tmp, 'on.log'));
     handles.push(measured.handle);
-    const stopScraping = scrapeEverySecond(measured.url);
+    const stopScraping = scrapeMetrics(measured.url, 1);
 
     const client = new Client(baseline.url);
     const service = (await client.post(`${H}/services`, { name: 'compute' })).body.service_id;
@@ -114,34 +98,22 @@ async function main() {
     console.log('| scenario | mode | req/s | p50 ms | server CPU µs/request |\n|---|---|---|---|---|');
     const summaries = [];
     for (const scenario of scenarios) {
-      for (const target of targets) await runLoad({ url: target.url, connections, duration: 2, timeout: 30, requests: scenario.requests() });
-      const results = targets.map(() => ({ rps: [], p50: [], cpu: [] }));
-      for (let round = 0; round < rounds; round += 1) {
-        const order = round % 2 === 0 ? [0, 1] : [1, 0];
-        for (const index of order) {
-          const target = targets[index];
-          const ticksBefore = cpuTicksOfTree(target.pid);
-          const result = await runLoad({ url: target.url, connections, duration, timeout: 30, requests: scenario.requests() });
-          // Clock ticks are 10 ms: CPU microseconds per request.
-          results[index].cpu.push(((cpuTicksOfTree(target.pid) - ticksBefore) * 10_000) / result.requests);
-          if (Object.keys(result.status_codes).some((code) => code !== scenario.ok)) throw new Error(`${target.name}: ${JSON.stringify(result.status_codes)}`);
-          results[index].rps.push(result.rps);
-          results[index].p50.push(result.latency_ms.p50);
-          process.stderr.write(
-            `${scenario.name}, round ${round + 1}, ${target.name}: ${result.rps} req/s, p50 ${result.latency_ms.p50} ms, ${results[index].cpu.at(-1).toFixed(1)} µs CPU/request\n`,
-          );
-        }
-      }
+      const { runs, rpsCost, cpuCost } = await alternatingRounds({
+        targets,
+        requests: scenario.requests,
+        ok: (status) => status === scenario.ok,
+        connections,
+        duration,
+        rounds,
+        warmup: 2,
+        log: (line) => process.stderr.write(`${scenario.name}, ${line}\n`),
+      });
       for (const [index, target] of targets.entries()) {
-        const result = results[index];
+        const result = runs[index];
         console.log(`| ${scenario.name} | ${target.name} | ${median(result.rps)} | ${median(result.p50)} | ${median(result.cpu).toFixed(1)} |`);
       }
-      // Each round's two runs are adjacent in time: the median of the per-round ratios is steadier
-      // than the ratio of medians on a machine whose speed drifts.
-      const cpuCost = median(results[1].cpu.map((cpu, round) => cpu / results[0].cpu[round] - 1));
-      const rpsCost = median(results[1].rps.map((rps, round) => 1 - rps / results[0].rps[round]));
       summaries.push(
-        `${scenario.name}: ${(cpuCost * 100).toFixed(1)}% more server CPU per request, ${(rpsCost * 100).toFixed(1)}% fewer req/s (target ≤ ${scenario.target}%)`,
+        `${scenario.name}: ${percent(cpuCost)} server CPU per request, ${percent(-rpsCost)} req/s (target: at most ${scenario.target} % fewer req/s)`,
       );
     }
     stopScraping();

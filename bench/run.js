@@ -13,6 +13,7 @@ import { Client } from './lib/client.js';
 import { runLoad, stopCurrentLoad } from './lib/load.js';
 import { cpuTicksOfTree, freePort, rssMiB, startProcess, stopAll } from './lib/processes.js';
 import { fmtMs, fmtRps, markdownTable, targetVerdicts } from './lib/report.js';
+import { alternatingRounds, median, percent, scrapeMetrics } from './lib/side-by-side.js';
 import { BASELINE, scenarios } from './lib/scenarios.js';
 import { ensureDataSet } from './lib/seed.js';
 
@@ -40,6 +41,13 @@ const USAGE = `usage: node bench/run.js [options]
   --cloudkitty-pidfile F  uWSGI PID file, used to wait for in-flight requests between runs
                           (default $CK_PIDFILE or $CK_ANCHOR_DIR/uwsgi.pid)
   --no-tariff             do not start Tariff (with --cloudkitty: measure CloudKitty only)
+  --baseline DIR          side by side: also start the Tariff built in DIR (another checkout, e.g. a
+                          git worktree of an older commit, built with npm run build), each on its own
+                          fresh SQLite file, and run every scenario on both in alternating rounds;
+                          prints each one's req/s and CPU per request and the change against DIR
+  --rounds N              alternating rounds per scenario and connection count with --baseline (default 3)
+  --scrape S              with --baseline: scrape /metrics of each server that serves it every S
+                          seconds, as Prometheus would (default 15; 0 = never)
   --help`;
 
 function parseOptions(argv) {
@@ -60,6 +68,9 @@ function parseOptions(argv) {
       'cloudkitty-url': { type: 'string' },
       'cloudkitty-pidfile': { type: 'string' },
       'no-tariff': { type: 'boolean', default: false },
+      baseline: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
+      scrape: { type: 'string', default: '15' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -85,11 +96,18 @@ function parseOptions(argv) {
     keep: values.keep,
     tariff: !values['no-tariff'],
     cloudkitty: values.cloudkitty,
+    baseline: values.baseline ? path.resolve(values.baseline) : undefined,
+    rounds: number('rounds', 1, 100),
+    scrape: number('scrape', 0, 3600),
     cloudkittyUrl: values['cloudkitty-url'] ?? process.env.CK_URL ?? 'http://127.0.0.1:8889',
     cloudkittyPidfile:
       values['cloudkitty-pidfile'] ?? process.env.CK_PIDFILE ?? (process.env.CK_ANCHOR_DIR ? path.join(process.env.CK_ANCHOR_DIR, 'uwsgi.pid') : undefined),
   };
   if (!options.tariff && !options.cloudkitty) throw new Error('--no-tariff without --cloudkitty leaves nothing to measure');
+  if (options.baseline && (options.cloudkitty || !options.tariff || options.databaseUrl || options.cpuProf))
+    throw new Error('--baseline compares two Tariff builds on fresh SQLite files: it does not go with --cloudkitty, --no-tariff, --database-url or --cpu-prof');
+  if (options.baseline && !existsSync(path.join(options.baseline, 'dist', 'cli.js')))
+    throw new Error(`--baseline ${options.baseline}: no dist/cli.js there (check out the commit and run npm ci && npm run build in it)`);
   return options;
 }
 
@@ -141,6 +159,19 @@ function tail(file, lines = 20) {
   }
 }
 
+/**
+ * One request of `scenario`, checked, so that a run never measures an error page; returns the
+ * answer's size in bytes. Throws on an unexpected answer.
+ */
+async function preflight(client, scenario, ids, ctx) {
+  const first = scenario.requests(ids, ctx)[0];
+  const body = scenario.preflightBody ? scenario.preflightBody(ids, ctx) : undefined;
+  const response = await client.call(first.method, first.path, body, { attempts: 1, ok: [200, 201] });
+  if (!scenario.check(response.status, response.body, ids))
+    throw new Error(`unexpected answer ${response.status}: ${JSON.stringify(response.body).slice(0, 200)}`);
+  return response.bytes;
+}
+
 /** Runs every selected scenario against one server; returns runs keyed `<id>@<conns>`. */
 async function measure(target, { url, client, ids, pid, options, isAlive }) {
   const runs = {};
@@ -152,14 +183,9 @@ async function measure(target, { url, client, ids, pid, options, isAlive }) {
     const ctx = { prefix: `b${Date.now().toString(36)}${target[0]}`, counter: 0 };
     const requests = scenario.requests(ids, ctx);
     const first = requests[0];
-    // preflight: one request, checked, so that a run never measures an error page
     let responseBytes = null;
     try {
-      const body = scenario.preflightBody ? scenario.preflightBody(ids, ctx) : undefined;
-      const response = await client.call(first.method, first.path, body, { attempts: 1, ok: [200, 201] });
-      responseBytes = response.bytes;
-      if (!scenario.check(response.status, response.body, ids))
-        throw new Error(`unexpected answer ${response.status}: ${JSON.stringify(response.body).slice(0, 200)}`);
+      responseBytes = await preflight(client, scenario, ids, ctx);
     } catch (error) {
       errors[scenario.id] = String(error.message ?? error);
       log(`${target} ${scenario.id}: preflight failed, scenario skipped: ${errors[scenario.id]}`);
@@ -202,13 +228,17 @@ async function measure(target, { url, client, ids, pid, options, isAlive }) {
   return { runs, errors, long_duration_s: longDuration };
 }
 
-function machine() {
-  let commit = null;
+/** The short commit of the checkout in `directory`, or null outside git. */
+function commitOf(directory) {
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: directory, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
-    // not a git checkout
+    return null;
   }
+}
+
+function machine() {
+  const commit = commitOf(REPO);
   return {
     date: new Date().toISOString(),
     hostname: os.hostname(),
@@ -219,6 +249,22 @@ function machine() {
     node: process.version,
     tariff_commit: commit,
   };
+}
+
+/**
+ * Starts the Tariff built in `repo` (`node bin/tariff.js serve` with the flags `npm start` gives)
+ * on 127.0.0.1:`port` and `databaseUrl`, waits until it answers and seeds the bench data set.
+ */
+async function startSeeded(repo, { databaseUrl, port, nodeArgs = ['--max-semi-space-size=64', '--expose-gc'], logFile, options }) {
+  const url = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, TARIFF_HOST: '127.0.0.1', TARIFF_PORT: String(port), TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn' };
+  const handle = startProcess(process.execPath, [...nodeArgs, path.join(repo, 'bin', 'tariff.js'), 'serve'], { cwd: repo, env, logFile });
+  handles.push(handle);
+  const client = new Client(url);
+  const startup = await waitUntilReady(client, handle);
+  log(`Tariff (${repo}) pid ${handle.child.pid} on ${url} (${databaseUrl}), ready in ${startup.toFixed(1)} s`);
+  const seed = await ensureDataSet(client, { mappings: options.mappings, concurrency: options.seedConcurrency });
+  return { handle, client, url, seed };
 }
 
 async function benchTariff(options, stamp, resultsDir, output) {
@@ -239,19 +285,8 @@ async function benchTariff(options, stamp, resultsDir, output) {
       nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profDir}`);
       output.tariff.cpu_prof_dir = profDir;
     }
-    const env = { ...process.env, TARIFF_HOST: '127.0.0.1', TARIFF_PORT: String(port), TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn' };
-    const handle = startProcess(process.execPath, [...nodeArgs, path.join(REPO, 'bin', 'tariff.js'), 'serve'], {
-      cwd: REPO,
-      env,
-      logFile: path.join(tmp, 'tariff.log'),
-    });
-    handles.push(handle);
-    Object.assign(output.tariff, { url, database_url: databaseUrl, pid: handle.child.pid, log: handle.logFile });
-    const client = new Client(url);
-    const startup = await waitUntilReady(client, handle);
-    log(`Tariff pid ${handle.child.pid} on ${url} (${databaseUrl}), ready in ${startup.toFixed(1)} s`);
-    const seed = await ensureDataSet(client, { mappings: options.mappings, concurrency: options.seedConcurrency });
-    output.tariff.seed = seed;
+    const { handle, client, seed } = await startSeeded(REPO, { databaseUrl, port, nodeArgs, logFile: path.join(tmp, 'tariff.log'), options });
+    Object.assign(output.tariff, { url, database_url: databaseUrl, pid: handle.child.pid, log: handle.logFile, seed });
     output.tariff.rss_mib_after_seed = rssMiB(handle.child.pid);
     const isAlive = () => handle.child.exitCode === null && handle.child.signalCode === null;
     const measured = await measure('tariff', { url, client, ids: seed.ids, pid: handle.child.pid, options, isAlive });
@@ -270,6 +305,107 @@ async function benchTariff(options, stamp, resultsDir, output) {
     if (options.keep || failed) log(`kept ${tmp} (database and server log)`);
     else rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Side by side (--baseline): the Tariff built in `options.baseline` and this one, each on its own
+ * fresh SQLite file seeded alike, every selected scenario run on both in alternating rounds.
+ * Fills `output.side_by_side` with each one's rounds and the change of this build against the
+ * baseline (median of the per-round ratios).
+ */
+async function benchSideBySide(options, output) {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'tariff-bench-side-'));
+  const stopScrapers = [];
+  let failed = false;
+  try {
+    const targets = [];
+    for (const [name, repo] of [
+      ['baseline', options.baseline],
+      ['current', REPO],
+    ]) {
+      const started = await startSeeded(repo, {
+        databaseUrl: `sqlite:${path.join(tmp, `${name}.db`)}`,
+        port: await freePort(),
+        logFile: path.join(tmp, `${name}.log`),
+        options,
+      });
+      targets.push({ name, repo, commit: commitOf(repo), url: started.url, client: started.client, pid: started.handle.child.pid, ids: started.seed.ids });
+    }
+    for (const target of targets) {
+      const response = await fetch(`${target.url}/metrics`);
+      await response.arrayBuffer();
+      target.serves_metrics = response.status === 200;
+      if (target.serves_metrics && options.scrape > 0) stopScrapers.push(scrapeMetrics(target.url, options.scrape));
+    }
+    const results = [];
+    for (const scenario of scenarios({ mappings: options.mappings })) {
+      if (interrupted) break;
+      if (options.only && !options.only.test(scenario.id)) continue;
+      const contexts = targets.map((target) => ({ prefix: `b${Date.now().toString(36)}${target.name[0]}`, counter: 0 }));
+      for (const [index, target] of targets.entries()) await preflight(target.client, scenario, target.ids, contexts[index]);
+      const duration = scenario.long ? (options.longDuration ?? options.duration) : options.duration;
+      for (const [turn, connections] of scenario.conns.entries()) {
+        if (interrupted) break;
+        for (const target of targets) await drain(target.pid, 60);
+        const { runs, rpsCost, cpuCost } = await alternatingRounds({
+          targets,
+          requests: (target) => scenario.requests(target.ids, contexts[targets.indexOf(target)]),
+          ok: (status) => status === (scenario.write ? '201' : '200'),
+          connections,
+          duration,
+          rounds: options.rounds,
+          warmup: turn === 0 ? options.warmup : 0,
+          log: (line) => log(`${scenario.id} c=${connections} ${line}`),
+        });
+        results.push({ key: `${scenario.id}@${connections}`, title: scenario.title, connections, runs, rps_change: -rpsCost, cpu_change: cpuCost });
+      }
+    }
+    output.side_by_side = {
+      targets: targets.map(({ name, repo, commit, serves_metrics }) => ({ name, repo, commit, serves_metrics })),
+      rounds: options.rounds,
+      scrape_s: options.scrape,
+      results,
+    };
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    for (const stop of stopScrapers) stop();
+    await stopAll(handles);
+    if (options.keep || failed) log(`kept ${tmp} (databases and server logs)`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The side-by-side table: medians of each build's rounds, and this build's change against the baseline. */
+function sideBySideTable({ targets, results }) {
+  const [baseline, current] = targets;
+  const header = [
+    'scenario',
+    'conns',
+    `baseline ${baseline.commit ?? ''} req/s`,
+    `current ${current.commit ?? ''} req/s`,
+    'req/s change',
+    'baseline CPU µs/req',
+    'current CPU µs/req',
+    'CPU/req change',
+  ];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  for (const { title, connections, runs, rps_change: rpsChange, cpu_change: cpuChange } of results) {
+    lines.push(
+      `| ${[
+        title,
+        connections,
+        fmtRps(median(runs[0].rps)),
+        fmtRps(median(runs[1].rps)),
+        percent(rpsChange),
+        median(runs[0].cpu).toFixed(1),
+        median(runs[1].cpu).toFixed(1),
+        percent(cpuChange),
+      ].join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
 }
 
 async function benchCloudKitty(options, output) {
@@ -327,12 +463,15 @@ async function main() {
       database_url: options.databaseUrl ?? null,
       cloudkitty: options.cloudkitty,
       tariff: options.tariff,
+      baseline: options.baseline ?? null,
+      rounds: options.baseline ? options.rounds : null,
     },
     baseline: BASELINE,
   };
   let failure;
   try {
-    if (options.tariff) await benchTariff(options, stamp, resultsDir, output);
+    if (options.baseline) await benchSideBySide(options, output);
+    else if (options.tariff) await benchTariff(options, stamp, resultsDir, output);
     if (options.cloudkitty && !interrupted) await benchCloudKitty(options, output);
   } catch (error) {
     failure = error;
@@ -341,26 +480,42 @@ async function main() {
     await stopAll(handles);
   }
 
-  const rows = [];
-  for (const scenario of scenarios({ mappings: options.mappings })) {
-    for (const conns of scenario.conns) rows.push({ key: `${scenario.id}@${conns}`, title: scenario.title, conns });
+  const m = output.machine;
+  console.log(`## Tariff benchmark ${m.date}\n`);
+  let table;
+  if (output.side_by_side) {
+    const [baseline, current] = output.side_by_side.targets;
+    table = sideBySideTable(output.side_by_side);
+    console.log(
+      `${m.cpus} CPUs (${m.cpu_model}), node ${m.node}. Side by side: baseline ${baseline.commit ?? '?'} (${baseline.repo}) and current ` +
+        `${current.commit ?? '?'}, each on its own SQLite file, ${options.rounds} alternating rounds of ${options.duration} s per row (medians; ` +
+        `changes are medians of the per-round ratios). /metrics scraped every ${options.scrape} s on: ` +
+        `${
+          output.side_by_side.targets
+            .filter((target) => target.serves_metrics)
+            .map((target) => target.name)
+            .join(', ') || 'none'
+        }.\n`,
+    );
+  } else {
+    const rows = [];
+    for (const scenario of scenarios({ mappings: options.mappings })) {
+      for (const conns of scenario.conns) rows.push({ key: `${scenario.id}@${conns}`, title: scenario.title, conns });
+    }
+    output.targets = targetVerdicts(output.tariff?.runs);
+    table = markdownTable(
+      { tariff: output.tariff?.runs ? output.tariff : undefined, cloudkitty: output.cloudkitty?.runs ? output.cloudkitty : undefined },
+      rows,
+    );
+    console.log(
+      `${m.cpus} CPUs (${m.cpu_model}), node ${m.node}, Tariff ${m.tariff_commit ?? '?'}, ` +
+        `runs of ${options.duration} s${output.tariff?.long_duration_s && output.tariff.long_duration_s !== options.duration ? ` (big list ${output.tariff.long_duration_s} s)` : ''}, ` +
+        `loopback, autocannon in the same machine. Baseline: ${BASELINE.server}, PostgreSQL, from ${BASELINE.source}.\n`,
+    );
   }
-  output.targets = targetVerdicts(output.tariff?.runs);
-  const table = markdownTable(
-    { tariff: output.tariff?.runs ? output.tariff : undefined, cloudkitty: output.cloudkitty?.runs ? output.cloudkitty : undefined },
-    rows,
-  );
   output.table_markdown = table;
   const file = path.join(resultsDir, `${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
-
-  const m = output.machine;
-  console.log(`## Tariff benchmark ${m.date}\n`);
-  console.log(
-    `${m.cpus} CPUs (${m.cpu_model}), node ${m.node}, Tariff ${m.tariff_commit ?? '?'}, ` +
-      `runs of ${options.duration} s${output.tariff?.long_duration_s && output.tariff.long_duration_s !== options.duration ? ` (big list ${output.tariff.long_duration_s} s)` : ''}, ` +
-      `loopback, autocannon in the same machine. Baseline: ${BASELINE.server}, PostgreSQL, from ${BASELINE.source}.\n`,
-  );
   console.log(table);
   if (output.tariff?.rss_mib_after_runs)
     console.log(`\nTariff RSS: ${output.tariff.rss_mib_after_seed} MiB after seeding, ${output.tariff.rss_mib_after_runs} MiB after the runs.`);
