@@ -45,6 +45,8 @@ const USAGE = `usage: node bench/run.js [options]
                           git worktree of an older commit, built with npm run build), each on its own
                           fresh SQLite file, and run every scenario on both in alternating rounds;
                           prints each one's req/s and CPU per request and the change against DIR
+  --log-level LEVEL       Tariff's TARIFF_LOG_LEVEL (default warn; info logs every request and, with
+                          the audit trail, every configuration change, to a file in the temporary directory)
   --rounds N              alternating rounds per scenario and connection count with --baseline (default 3)
   --scrape S              with --baseline: scrape /metrics of each server that serves it every S
                           seconds, as Prometheus would (default 15; 0 = never)
@@ -70,6 +72,7 @@ function parseOptions(argv) {
       'no-tariff': { type: 'boolean', default: false },
       baseline: { type: 'string' },
       rounds: { type: 'string', default: '3' },
+      'log-level': { type: 'string', default: 'warn' },
       scrape: { type: 'string', default: '15' },
       help: { type: 'boolean', default: false },
     },
@@ -98,6 +101,7 @@ function parseOptions(argv) {
     cloudkitty: values.cloudkitty,
     baseline: values.baseline ? path.resolve(values.baseline) : undefined,
     rounds: number('rounds', 1, 100),
+    logLevel: values['log-level'],
     scrape: number('scrape', 0, 3600),
     cloudkittyUrl: values['cloudkitty-url'] ?? process.env.CK_URL ?? 'http://127.0.0.1:8889',
     cloudkittyPidfile:
@@ -257,7 +261,7 @@ function machine() {
  */
 async function startSeeded(repo, { databaseUrl, port, nodeArgs = ['--max-semi-space-size=64', '--expose-gc'], logFile, options }) {
   const url = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, TARIFF_HOST: '127.0.0.1', TARIFF_PORT: String(port), TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: 'warn' };
+  const env = { ...process.env, TARIFF_HOST: '127.0.0.1', TARIFF_PORT: String(port), TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: options.logLevel };
   const handle = startProcess(process.execPath, [...nodeArgs, path.join(repo, 'bin', 'tariff.js'), 'serve'], { cwd: repo, env, logFile });
   handles.push(handle);
   const client = new Client(url);
@@ -465,6 +469,7 @@ async function main() {
       tariff: options.tariff,
       baseline: options.baseline ?? null,
       rounds: options.baseline ? options.rounds : null,
+      log_level: options.logLevel,
     },
     baseline: BASELINE,
   };
