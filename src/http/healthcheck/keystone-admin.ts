@@ -8,13 +8,10 @@ import type { KeystoneSettings } from '../../config.js';
 import { KeystoneClient } from '../../auth/keystone.js';
 import type { PolicyEnforcer } from '../../auth/policy/enforcer.js';
 import { TokenCache } from '../../auth/token-cache.js';
-import { credentialsOf } from '../keystone-auth.js';
+import { credentialsOf, TOKEN_SHAPE } from '../keystone-auth.js';
 
 /** The policy rule a caller of `?detailed` must pass (CloudKitty's default: `role:admin`). */
 export const DETAILS_RULE = 'context_is_admin';
-
-/** Longest token Keystone issues (Fernet and JWS), as the authentication hook accepts. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_\-=.]{16,8192}$/;
 
 /** What {@link keystoneAdminOnly} needs. */
 export interface KeystoneAdminOptions {
