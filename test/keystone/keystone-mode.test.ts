@@ -3,6 +3,8 @@
  * validated and cached, 401 with `WWW-Authenticate`, CloudKitty's policy rules (admin configures,
  * member and reader may not, everyone quotes), audit columns holding real user ids, a policy file
  * override, a Keystone that hangs or is gone, and the real client with password authentication.
+ * Issue 15: the audit trail of writes made with real tokens (user, project, before/after, the log
+ * line without secrets).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -217,6 +219,131 @@ describe('Keystone mode against a real Keystone', () => {
       (error: any) => String(error.stderr),
     );
     expect(refused).toContain("Policy doesn't allow rating:module_config to be performed.");
+  });
+
+  it('records each admin write once in the audit trail with the Keystone user and project, nothing for refused writes, and logs it without secrets', async () => {
+    // A server of its own at info level, on a database of its own: its trail and log are this test's alone.
+    const audited = await startServerProcess(`sqlite:${join(directory, 'audit.db')}`, keystoneModeEnvironment(keystone, { TARIFF_LOG_LEVEL: 'info' }));
+    extraServers.push(audited);
+    const { ADMIN: admin, MEMBER: member, READER: reader } = tokens;
+    const adminUser = keystone.env.KEYSTONE_ADMIN_USER_ID;
+    const adminProject = keystone.env.KEYSTONE_ADMIN_PROJECT_ID;
+    const CHANGES = '/v2/rating/changes';
+    const write = async (token: string, method: string, path: string, body: unknown, status: number) => {
+      const answer = await call(audited, method, path, token, body);
+      expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(status);
+      return answer;
+    };
+    const trail = async () => {
+      const answer = await call(audited, 'GET', `${CHANGES}?limit=1000`, admin);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.total).toBe(answer.body.changes.length);
+      return answer.body.changes as any[];
+    };
+    const read = async (path: string) => (await write(admin, 'GET', path, undefined, 200)).body;
+
+    // The admin's writes; an X-User-Id beside the token does not change who acts.
+    const service = await write(admin, 'POST', `${H}/services`, { name: 'audited' }, 201);
+    const created = await write(admin, 'POST', `${H}/thresholds`, { service_id: service.body.service_id, level: '10', cost: '2' }, 201);
+    const thresholdId = created.body.threshold_id;
+    const path = `${H}/thresholds/${thresholdId}`;
+    expect(await read(path)).toEqual(created.body);
+    const updated = await callServer(audited, 'PUT', path, { cost: '3' }, { headers: { 'x-auth-token': admin, 'x-user-id': 'someone-else' } });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body.cost).not.toBe(created.body.cost);
+    expect(await read(path)).toEqual(updated.body);
+    const deleted = await write(admin, 'DELETE', path, undefined, 204);
+    const group = await write(admin, 'POST', `${H}/groups`, { name: 'audited-group' }, 201);
+    const groupDeleted = await write(admin, 'DELETE', `${H}/groups/${group.body.group_id}`, undefined, 204);
+
+    const expected = [
+      {
+        answer: service,
+        route: `POST ${H}/services`,
+        kind: 'service',
+        object_id: service.body.service_id,
+        action: 'create',
+        before: null,
+        after: service.body,
+      },
+      { answer: created, route: `POST ${H}/thresholds`, kind: 'threshold', object_id: thresholdId, action: 'create', before: null, after: created.body },
+      {
+        answer: updated,
+        route: `PUT ${H}/thresholds/:threshold_id`,
+        kind: 'threshold',
+        object_id: thresholdId,
+        action: 'update',
+        before: created.body,
+        after: updated.body,
+      },
+      // api.md §9: a deleted rule records neither; a deleted group its id and name.
+      {
+        answer: deleted,
+        route: `DELETE ${H}/thresholds/:threshold_id`,
+        kind: 'threshold',
+        object_id: thresholdId,
+        action: 'delete',
+        before: null,
+        after: null,
+      },
+      { answer: group, route: `POST ${H}/groups`, kind: 'group', object_id: group.body.group_id, action: 'create', before: null, after: group.body },
+      {
+        answer: groupDeleted,
+        route: `DELETE ${H}/groups/:group_id`,
+        kind: 'group',
+        object_id: group.body.group_id,
+        action: 'delete',
+        before: { group_id: group.body.group_id, name: 'audited-group' },
+        after: null,
+      },
+    ].map(({ answer, ...change }) => ({
+      ...change,
+      user_id: adminUser,
+      project_id: adminProject,
+      request_id: answer.headers.get('x-openstack-request-id'),
+    }));
+    const changes = await trail();
+    expect(changes.map(({ change_id: _id, at: _at, ...change }) => change)).toEqual([...expected].reverse());
+    for (const change of expected) expect(change.request_id).toMatch(/^req-[0-9a-f-]{36}$/);
+
+    // Refused writes record nothing: the member's (403, policy) and the admin's invalid ones (400).
+    const refused = "Policy doesn't allow rating:module_config to be performed.";
+    expectFault(await call(audited, 'POST', `${H}/services`, member, { name: 'by-member' }), 403, refused);
+    expectFault(await call(audited, 'POST', `${H}/groups`, member, { name: 'by-member' }), 403, refused);
+    expectFault(await call(audited, 'DELETE', `${H}/services/${service.body.service_id}`, member), 403, refused);
+    await write(admin, 'POST', `${H}/services`, { name: '' }, 400);
+    await write(admin, 'POST', `${H}/thresholds`, { service_id: service.body.service_id, level: '5', cost: 'lots' }, 400);
+    await write(admin, 'PUT', '/v2/rating/modules/noop', { priority: -1 }, 400);
+    expect(await trail()).toEqual(changes);
+
+    // The trail itself is configuration: refused to the member and the reader, open to the admin.
+    for (const token of [member, reader]) expectFault(await call(audited, 'GET', CHANGES, token), 403, refused);
+    expect((await call(audited, 'GET', `${CHANGES}?kind=group`, admin)).body.total).toBe(2);
+
+    // One "configuration change" line per change, at info, naming the same user; no token or
+    // password anywhere. The lines come through a pipe: wait for them.
+    const changeLines = () =>
+      audited
+        .output()
+        .split('\n')
+        .slice(0, -1) // the last is not a whole line yet
+        .filter((line) => line.includes('"configuration change"'))
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.msg === 'configuration change');
+    for (let waited = 0; changeLines().length < expected.length && waited < 5000; waited += 50) await sleep(50);
+    const entries = changeLines();
+    const log = audited.output();
+    expect(entries.map((entry) => ({ level: entry.level, reqId: entry.reqId }))).toEqual(expected.map((change) => ({ level: 30, reqId: change.request_id })));
+    for (const [index, entry] of entries.entries()) {
+      const { at, ...change } = entry.change;
+      expect(change).toEqual(expected[index]);
+      expect(at.slice(0, 19)).toBe([...changes].reverse()[index].at.slice(0, 19));
+    }
+    for (const secret of [admin, member, reader, keystone.env.KEYSTONE_TARIFF_PASSWORD, keystone.env.KEYSTONE_ADMIN_PASSWORD]) {
+      expect(log.includes(secret), `a secret in the log: ${secret.slice(0, 12)}…`).toBe(false);
+    }
+    // No other token either (Tariff's own service token): Keystone's fernet tokens start so.
+    expect(log).not.toMatch(/gAAAAA/);
   });
 
   it('refuses an expired token', async () => {
