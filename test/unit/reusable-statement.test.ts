@@ -5,13 +5,13 @@
  * is refused instead of running wrong SQL.
  */
 import fc from 'fast-check';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Generated, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { ReusableQuery, ReusableStatement } from '../../src/database/reusable-query.js';
 
 interface Tables {
-  notes: { id: number; kind: string; body: string | null; weight: number };
+  notes: { id: Generated<number>; kind: string; body: string | null; weight: number };
 }
 
 describe('ReusableStatement', () => {
