@@ -51,7 +51,7 @@ export type ChangeAction = 'create' | 'update' | 'delete';
 
 /**
  * What a write changed: the object's kind (`service`, `mapping`, `module`, `price_list`...) and
- * id, and its attributes before (updates, and deletes that read the object anyway) and after
+ * id, and its attributes before (updates and deletes) and after
  * (creates and updates), in API form; null where not known.
  */
 export interface ConfigurationChange {

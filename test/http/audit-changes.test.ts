@@ -108,12 +108,12 @@ const V1_DRIVERS: Record<string, Driver> = {
   'DELETE /module_config/hashmap/services': async (prefix) => {
     const { hashmap, service } = await objects(prefix);
     await ok(send('DELETE', `${hashmap}/services`, { service_id: service.service_id }), 204);
-    return { kind: 'service', objectId: service.service_id, action: 'delete', before: null, after: null };
+    return { kind: 'service', objectId: service.service_id, action: 'delete', before: service, after: null };
   },
   'DELETE /module_config/hashmap/services/:service_id': async (prefix) => {
     const { hashmap, service } = await objects(prefix);
     await ok(send('DELETE', `${hashmap}/services/${service.service_id}`), 204);
-    return { kind: 'service', objectId: service.service_id, action: 'delete', before: null, after: null };
+    return { kind: 'service', objectId: service.service_id, action: 'delete', before: service, after: null };
   },
   'POST /module_config/hashmap/fields': async (prefix) => {
     const { hashmap, service } = await objects(prefix);
@@ -123,12 +123,12 @@ const V1_DRIVERS: Record<string, Driver> = {
   'DELETE /module_config/hashmap/fields': async (prefix) => {
     const { hashmap, field } = await objects(prefix);
     await ok(send('DELETE', `${hashmap}/fields`, { field_id: field.field_id }), 204);
-    return { kind: 'field', objectId: field.field_id, action: 'delete', before: null, after: null };
+    return { kind: 'field', objectId: field.field_id, action: 'delete', before: field, after: null };
   },
   'DELETE /module_config/hashmap/fields/:field_id': async (prefix) => {
     const { hashmap, field } = await objects(prefix);
     await ok(send('DELETE', `${hashmap}/fields/${field.field_id}`), 204);
-    return { kind: 'field', objectId: field.field_id, action: 'delete', before: null, after: null };
+    return { kind: 'field', objectId: field.field_id, action: 'delete', before: field, after: null };
   },
   'POST /module_config/hashmap/groups': async (prefix) => {
     const group = await ok(send('POST', `${prefix}/module_config/hashmap/groups`, { name: `group-${++fixtures}` }), 201);
@@ -164,12 +164,12 @@ const V1_DRIVERS: Record<string, Driver> = {
   'DELETE /module_config/hashmap/mappings': async (prefix) => {
     const { hashmap, mapping } = await objects(prefix);
     await ok(send('DELETE', `${hashmap}/mappings`, { mapping_id: mapping.mapping_id }), 204);
-    return { kind: 'mapping', objectId: mapping.mapping_id, action: 'delete', before: null, after: null };
+    return { kind: 'mapping', objectId: mapping.mapping_id, action: 'delete', before: mapping, after: null };
   },
   'DELETE /module_config/hashmap/mappings/:mapping_id': async (prefix) => {
     const { hashmap, mapping } = await objects(prefix);
     await ok(send('DELETE', `${hashmap}/mappings/${mapping.mapping_id}`), 204);
-    return { kind: 'mapping', objectId: mapping.mapping_id, action: 'delete', before: null, after: null };
+    return { kind: 'mapping', objectId: mapping.mapping_id, action: 'delete', before: mapping, after: null };
   },
   'POST /module_config/hashmap/thresholds': async (prefix) => {
     const { hashmap, service } = await objects(prefix);
@@ -189,12 +189,12 @@ const V1_DRIVERS: Record<string, Driver> = {
   'DELETE /module_config/hashmap/thresholds': async (prefix) => {
     const { hashmap, threshold } = await objects(prefix);
     await ok(send('DELETE', `${hashmap}/thresholds`, { threshold_id: threshold.threshold_id }), 204);
-    return { kind: 'threshold', objectId: threshold.threshold_id, action: 'delete', before: null, after: null };
+    return { kind: 'threshold', objectId: threshold.threshold_id, action: 'delete', before: threshold, after: null };
   },
   'DELETE /module_config/hashmap/thresholds/:threshold_id': async (prefix) => {
     const { hashmap, threshold } = await objects(prefix);
     await ok(send('DELETE', `${hashmap}/thresholds/${threshold.threshold_id}`), 204);
-    return { kind: 'threshold', objectId: threshold.threshold_id, action: 'delete', before: null, after: null };
+    return { kind: 'threshold', objectId: threshold.threshold_id, action: 'delete', before: threshold, after: null };
   },
   'POST /module_config/pyscripts/scripts': async (prefix) => {
     const script = await ok(send('POST', `${prefix}/module_config/pyscripts/scripts`, { name: `script-${++fixtures}`, data: 'b = 2' }), 201);
@@ -214,12 +214,12 @@ const V1_DRIVERS: Record<string, Driver> = {
   'DELETE /module_config/pyscripts/scripts': async (prefix) => {
     const { scripts, script } = await objects(prefix);
     await ok(send('DELETE', scripts, { script_id: script.script_id }), 204);
-    return { kind: 'script', objectId: script.script_id, action: 'delete', before: null, after: null };
+    return { kind: 'script', objectId: script.script_id, action: 'delete', before: withoutData(script), after: null };
   },
   'DELETE /module_config/pyscripts/scripts/:script_id': async (prefix) => {
     const { scripts, script } = await objects(prefix);
     await ok(send('DELETE', `${scripts}/${script.script_id}`), 204);
-    return { kind: 'script', objectId: script.script_id, action: 'delete', before: null, after: null };
+    return { kind: 'script', objectId: script.script_id, action: 'delete', before: withoutData(script), after: null };
   },
 };
 

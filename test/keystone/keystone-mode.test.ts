@@ -276,14 +276,14 @@ describe('Keystone mode against a real Keystone', () => {
         before: created.body,
         after: updated.body,
       },
-      // api.md §9: a deleted rule records neither; a deleted group its id and name.
+      // api.md §9: a delete records what it removed, as its GET answered it.
       {
         answer: deleted,
         route: `DELETE ${H}/thresholds/:threshold_id`,
         kind: 'threshold',
         object_id: thresholdId,
         action: 'delete',
-        before: null,
+        before: updated.body,
         after: null,
       },
       { answer: group, route: `POST ${H}/groups`, kind: 'group', object_id: group.body.group_id, action: 'create', before: null, after: group.body },

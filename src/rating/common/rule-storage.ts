@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Database } from '../../database/connection.js';
-import { inWriteTransaction } from '../../database/transaction.js';
+import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
 import type { ChangeJournal } from '../../database/change-journal.js';
 import type { DateTimeText } from '../../database/tables.js';
 import type { StoredDateTimes } from '../../database/stored-datetimes.js';
@@ -51,7 +51,7 @@ export function ruleColumnChanges(changes: RuleChanges, audit: Audit, storedDate
 
 /**
  * Soft-deletes the live rule whose public id column equals `uuid`, in one transaction, recorded
- * in `journal` as a `kind` delete.
+ * in `journal` as a `kind` delete with the rule as `readLive` reads it (API form) as `before`.
  *
  * @param notFound - the error for an unknown or already deleted rule; thrown inside the
  *   transaction, so a refused delete writes nothing, not even the configuration version
@@ -65,13 +65,15 @@ export async function softDeleteRule(
   uuid: string,
   audit: Audit,
   notFound: (uuid: string) => Error,
-  change: { kind: string; journal: ChangeJournal },
+  change: { kind: string; journal: ChangeJournal; readLive: (transaction: Transaction, uuid: string) => Promise<Record<string, unknown>> },
 ): Promise<void> {
-  const { kind, journal } = change;
+  const { kind, journal, readLive } = change;
   await inWriteTransaction(database, journal, async (transaction) => {
+    // What the delete removes from the live rules, for the audit trail; an unknown or deleted rule is the 404.
+    const before = await readLive(transaction, uuid);
     const result = await sql`update ${sql.table(table)} set deleted = ${database.storedDateTimes.toStorage(audit.now)}, deleted_by = ${audit.actor}
         where ${sql.ref(idColumn)} = ${uuid} and deleted is null`.execute(transaction);
     if ((result.numAffectedRows ?? 0n) === 0n) throw notFound(uuid);
-    journal.record({ kind, objectId: uuid, action: 'delete', before: null, after: null });
+    journal.record({ kind, objectId: uuid, action: 'delete', before, after: null });
   });
 }

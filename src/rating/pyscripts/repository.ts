@@ -232,6 +232,10 @@ export class ScriptRepository {
 
   /** Soft-deletes a live script, recorded in `journal`. @throws NotFoundError when unknown or already deleted. */
   async delete(uuid: string, audit: Audit, journal: ChangeJournal): Promise<void> {
-    await softDeleteRule(this.database, 'pyscripts_scripts', 'script_id', uuid, audit, noSuchScript, { kind: 'script', journal });
+    await softDeleteRule(this.database, 'pyscripts_scripts', 'script_id', uuid, audit, noSuchScript, {
+      kind: 'script',
+      journal,
+      readLive: async (transaction, id) => auditedScript(await this.getLive(scriptTables(transaction), id)),
+    });
   }
 }

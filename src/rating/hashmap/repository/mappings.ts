@@ -284,6 +284,10 @@ export class MappingRepository {
 
   /** Soft-deletes a live mapping, recorded in `journal`. @throws NotFoundError when unknown or already deleted. */
   async delete(uuid: string, audit: Audit, journal: ChangeJournal): Promise<void> {
-    await softDeleteRule(this.database, 'hashmap_mappings', 'mapping_id', uuid, audit, noSuchMapping, { kind: 'mapping', journal });
+    await softDeleteRule(this.database, 'hashmap_mappings', 'mapping_id', uuid, audit, noSuchMapping, {
+      kind: 'mapping',
+      journal,
+      readLive: async (transaction, id) => ({ ...(await this.getLive(hashmapTables(transaction), id)) }),
+    });
   }
 }

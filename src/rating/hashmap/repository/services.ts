@@ -8,6 +8,25 @@ import { fieldExists, noSuchField, noSuchService, serviceExists } from '../error
 import type { Field, Service } from '../schemas.js';
 import { resolveService } from './parents.js';
 
+/** A service as its GET answers it, read on `db` (the database or a transaction). @throws NotFoundError when unknown. */
+async function serviceIn(db: HashmapDb, uuid: string): Promise<Service> {
+  const row = await db.selectFrom('hashmap_services').select(['service_id', 'name']).where('service_id', '=', uuid).executeTakeFirst();
+  if (!row) throw noSuchService(uuid);
+  return row;
+}
+
+/** A field as its GET answers it, read on `db` (the database or a transaction). @throws NotFoundError when unknown. */
+async function fieldIn(db: HashmapDb, uuid: string): Promise<Field> {
+  const row = await db
+    .selectFrom('hashmap_fields as f')
+    .innerJoin('hashmap_services as s', 's.id', 'f.service_id')
+    .select(['f.field_id', 'f.name', 's.service_id'])
+    .where('f.field_id', '=', uuid)
+    .executeTakeFirst();
+  if (!row) throw noSuchField(uuid);
+  return row;
+}
+
 /** Services of the hashmap module and their fields. */
 export class ServiceRepository {
   private readonly db: HashmapDb;
@@ -22,10 +41,8 @@ export class ServiceRepository {
   }
 
   /** @throws NotFoundError `No such service: None (UUID: {id})`. */
-  async getService(uuid: string): Promise<Service> {
-    const row = await this.db.selectFrom('hashmap_services').select(['service_id', 'name']).where('service_id', '=', uuid).executeTakeFirst();
-    if (!row) throw noSuchService(uuid);
-    return row;
+  getService(uuid: string): Promise<Service> {
+    return serviceIn(this.db, uuid);
   }
 
   /**
@@ -55,9 +72,10 @@ export class ServiceRepository {
   async deleteService(uuid: string, journal: ChangeJournal): Promise<void> {
     // The 404 is thrown inside the transaction: a refused delete writes nothing.
     await inWriteTransaction(this.database, journal, async (transaction) => {
+      const before = await serviceIn(hashmapTables(transaction), uuid);
       const result = await hashmapTables(transaction).deleteFrom('hashmap_services').where('service_id', '=', uuid).executeTakeFirst();
       if (result.numDeletedRows === 0n) throw noSuchService(uuid);
-      journal.record({ kind: 'service', objectId: uuid, action: 'delete', before: null, after: null });
+      journal.record({ kind: 'service', objectId: uuid, action: 'delete', before, after: null });
     });
   }
 
@@ -73,15 +91,8 @@ export class ServiceRepository {
   }
 
   /** @throws NotFoundError `No such field: {id}`. */
-  async getField(uuid: string): Promise<Field> {
-    const row = await this.db
-      .selectFrom('hashmap_fields as f')
-      .innerJoin('hashmap_services as s', 's.id', 'f.service_id')
-      .select(['f.field_id', 'f.name', 's.service_id'])
-      .where('f.field_id', '=', uuid)
-      .executeTakeFirst();
-    if (!row) throw noSuchField(uuid);
-    return row;
+  getField(uuid: string): Promise<Field> {
+    return fieldIn(this.db, uuid);
   }
 
   /**
@@ -113,9 +124,10 @@ export class ServiceRepository {
   /** Deletes a field with its mappings and thresholds, recorded in `journal`. @throws NotFoundError when unknown. */
   async deleteField(uuid: string, journal: ChangeJournal): Promise<void> {
     await inWriteTransaction(this.database, journal, async (transaction) => {
+      const before = await fieldIn(hashmapTables(transaction), uuid);
       const result = await hashmapTables(transaction).deleteFrom('hashmap_fields').where('field_id', '=', uuid).executeTakeFirst();
       if (result.numDeletedRows === 0n) throw noSuchField(uuid);
-      journal.record({ kind: 'field', objectId: uuid, action: 'delete', before: null, after: null });
+      journal.record({ kind: 'field', objectId: uuid, action: 'delete', before, after: null });
     });
   }
 }

@@ -171,9 +171,10 @@ export class ThresholdRepository {
   async delete(uuid: string, journal: ChangeJournal): Promise<void> {
     // The 404 is thrown inside the transaction: a refused delete writes nothing.
     await inWriteTransaction(this.database, journal, async (transaction) => {
+      const before = await this.getIn(hashmapTables(transaction), uuid);
       const result = await hashmapTables(transaction).deleteFrom('hashmap_thresholds').where('threshold_id', '=', uuid).executeTakeFirst();
       if (result.numDeletedRows === 0n) throw noSuchThreshold(uuid);
-      journal.record({ kind: 'threshold', objectId: uuid, action: 'delete', before: null, after: null });
+      journal.record({ kind: 'threshold', objectId: uuid, action: 'delete', before, after: null });
     });
   }
 }
