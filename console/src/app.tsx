@@ -13,15 +13,15 @@ import { Services } from './pages/services.js';
 
 /**
  * The pages in the navigation, each with the policy rules its API calls need (hidden unless all
- * allow). The calculator reads the configuration's names (services, fields, known values) besides
- * quoting, so it needs `rating:module_config` too.
+ * allow). The calculator needs only `rating:quote`: without `rating:module_config` it asks for the
+ * names it would read from the configuration (pages/calculator-quote-only.tsx).
  */
 const PAGES = [
   { path: '/console/', label: 'Overview', rules: ['v2_rating:list_modules'] },
   { path: '/console/services', label: 'Services', rules: ['rating:module_config'] },
   { path: '/console/groups', label: 'Groups', rules: ['rating:module_config'] },
   { path: '/console/scripts', label: 'Scripts', rules: ['rating:module_config'] },
-  { path: '/console/calculator', label: 'Price calculator', rules: ['rating:quote', 'rating:module_config'] },
+  { path: '/console/calculator', label: 'Price calculator', rules: ['rating:quote'] },
   { path: '/console/price-list', label: 'Price list', rules: ['rating:module_config'] },
 ] as const;
 

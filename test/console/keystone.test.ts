@@ -4,7 +4,8 @@
  * with every page, the token only in an HttpOnly SameSite=Strict cookie (nothing in
  * `document.cookie`, localStorage or sessionStorage), the cookie refused without the console
  * header and a page of another origin unable to write, a member's pages hidden and the policy
- * message shown, a 401 bringing the login form back, and the logout revoking the token.
+ * message shown, the member's quote-only price calculator (typed names, the API's total, no call
+ * refused), a 401 bringing the login form back, and the logout revoking the token.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Page, Response } from 'playwright-core';
 import { callServer, freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { keystoneModeEnvironment, startKeystone, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
 import { CHROMIUM_AVAILABLE, launchBrowser, type Browser } from './browser.js';
@@ -22,6 +23,20 @@ import { accessibilityViolations, saveScreenshot } from './harness.js';
 const H = '/v1/rating/module_config/hashmap';
 const ALL_PAGES = ['Overview', 'Services', 'Groups', 'Scripts', 'Price calculator', 'Price list'];
 const MODULE_CONFIG_DENIED = "Policy doesn't allow rating:module_config to be performed.";
+/**
+ * The rules: for qty 3 of compute with flavor m1.large, `_DEFAULT_` adds 1 × 3 (the service's
+ * flat) and `flavors` 2.5 × 3: 10.5.
+ */
+const PRICE_LIST = {
+  modules: { hashmap: { enabled: true } },
+  groups: ['flavors'],
+  services: {
+    compute: {
+      mappings: [{ cost: '1', name: 'base' }],
+      fields: { flavor: { mappings: [{ value: 'm1.large', cost: '2.5', group: 'flavors', name: 'large' }] } },
+    },
+  },
+};
 /** Seconds Tariff trusts a validated token: short, so that a revoked token is seen at once. */
 const TOKEN_CACHE_SECONDS = 1;
 
@@ -64,7 +79,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console in Keystone mode', () => {
       `sqlite:${join(directory, 'tariff.db')}`,
       keystoneModeEnvironment(keystone, { TARIFF_PORT: String(port), TARIFF_TOKEN_CACHE_TIME: String(TOKEN_CACHE_SECONDS) }),
     );
-    const applied = await asUser('ADMIN', 'POST', '/v2/rating/price_list', { services: { compute: { mappings: [{ cost: '1', name: 'base' }] } } });
+    const applied = await asUser('ADMIN', 'POST', '/v2/rating/price_list', PRICE_LIST);
     expect(applied.status, JSON.stringify(applied.body)).toBe(200);
     browser = await launchBrowser();
     page = await browser.context.newPage();
@@ -178,8 +193,8 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console in Keystone mode', () => {
     await page.goto(`${server.url}/console/`);
     await logIn('MEMBER', keystone!.env.KEYSTONE_DEMO_PROJECT);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    // The calculator needs the configuration's names too (rating:module_config): nothing is left.
-    expect(await navigation()).toEqual([]);
+    // rating:quote alone allows the calculator; every other page needs what a member lacks.
+    expect(await navigation()).toEqual(['Price calculator']);
     await expect.poll(() => page.getByRole('alert').textContent()).toBe("Policy doesn't allow v2_rating:list_modules to be performed.");
 
     // A page reached by its address says why it shows nothing.
@@ -195,6 +210,59 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console in Keystone mode', () => {
       return { status: response.status, body: (await response.json()) as unknown };
     }, `${H}/services`);
     expect(write).toEqual({ status: 403, body: { faultcode: 'Client', faultstring: MODULE_CONFIG_DENIED, debuginfo: null } });
+  });
+
+  it('lets the member price a usage by typed names: the API’s total with the same token, no call refused', { timeout: 60_000 }, async (context) => {
+    if (keystoneMissing) return context.skip(keystoneMissing);
+    const answered: { method: string; path: string; status: number }[] = [];
+    const listen = (response: Response) => {
+      const request = response.request();
+      answered.push({ method: request.method(), path: new URL(response.url()).pathname, status: response.status() });
+    };
+    page.on('response', listen);
+    try {
+      await page.goto(`${server.url}/console/calculator`);
+      await page.getByRole('heading', { name: 'Price calculator' }).waitFor();
+      expect(await navigation()).toEqual(['Price calculator']);
+      expect(await page.locator('.calculator-quote-only').textContent()).toContain('your role does not allow reading the rating configuration');
+      await page.getByLabel('Service', { exact: true }).fill('compute');
+      await page.getByLabel('Field 1 name').fill('flavor');
+      await page.getByLabel('Field 1 value').fill('m1.large');
+      await page.getByLabel('Quantity').fill('3');
+      await page.getByRole('button', { name: 'Quote' }).click();
+      const total = page.locator('output[data-total]');
+      await total.waitFor();
+
+      // The same usage at the same time through the API, with the session's token as X-Auth-Token.
+      const at = `${await page.getByLabel('Rating time (UTC)').inputValue()}Z`;
+      const quoted = await callServer(
+        server,
+        'POST',
+        '/v2/rating/quote',
+        { usage: { compute: [{ vol: { qty: '3' }, metadata: { flavor: 'm1.large' } }] }, at, explain: true },
+        { headers: { 'x-auth-token': (await sessionCookie())!.value }, timeoutMs: 30_000 },
+      );
+      expect(quoted.status, JSON.stringify(quoted.body)).toBe(200);
+      expect(await total.textContent()).toBe(quoted.body.total);
+      expect(quoted.body.total).toBe('10.5');
+      // What the answer gives, without the rules' names (they would need the configuration).
+      const rows = await page
+        .locator('table.calculator-explain tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((cell) => cell.textContent)));
+      expect(rows).toEqual([
+        ['hashmap', '—', 'service mapping', 'flat', '1', '3'],
+        ['hashmap', 'flavors', 'field mapping', 'flat', '2.5', '7.5'],
+      ]);
+      expect(await page.locator('main').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|[0-9a-f]{32}/);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await saveScreenshot(page, 'calculator-quote-only');
+    } finally {
+      page.off('response', listen);
+    }
+    // The page asked for its session and the quote, nothing of the configuration, and nothing was refused.
+    expect(answered.filter((response) => response.status === 403)).toEqual([]);
+    expect(answered.filter((response) => response.path.startsWith('/v1/rating/module_config/'))).toEqual([]);
+    expect(answered.filter((response) => !response.path.startsWith('/console/'))).toEqual([{ method: 'POST', path: '/v2/rating/quote', status: 200 }]);
   });
 
   it('brings the login form back when a call answers 401 (the token revoked elsewhere)', { timeout: 60_000 }, async (context) => {

@@ -1,7 +1,8 @@
 /**
  * The calculator's quote (docs/rating.md §3): the usage the form describes as a v2 quote body
  * (one point of one service, its field values in the point's `metadata`, read by the hashmap as
- * the point's desc), and the answer's `explain` entries as rows naming each rule.
+ * the point's desc), and the answer's `explain` entries as rows, naming each rule when the
+ * configuration could be read (the answer itself gives only the rule's id).
  */
 import { plainDecimal } from '../decimal-text.js';
 import type { Catalog, Mapping, Threshold } from '../catalog.js';
@@ -76,8 +77,11 @@ export interface ContributionRow {
   /** The group's name, `—` for none. */
   group: string;
   kind: string;
-  /** The rule as people know it: a mapping's name and value, a threshold's level. */
-  rule: string;
+  /**
+   * The rule as people know it: a mapping's name and value, a threshold's level; absent when the
+   * rows were made without the configuration (the quote-only calculator).
+   */
+  rule?: string;
   type: string;
   cost: string;
   /** What the rule's group added to the price (every rule of a group shows the same amount). */
@@ -103,11 +107,11 @@ function thresholdLabel(catalog: Catalog, threshold: Threshold): string {
   return `${field === undefined ? 'quantity' : field.name} ≥ ${level}${tenantSuffix(threshold.tenant_id)}`;
 }
 
-/** The rows of every `explain` entry of the answer's points, in order, rules named from `catalog`. */
-export function contributionRows(answer: QuoteAnswer, catalog: Catalog): ContributionRow[] {
+/** A rule's name from `catalog`, for an `explain` entry's rule id. */
+function ruleNamer(catalog: Catalog): (ruleId: string | undefined) => string {
   const mappings = new Map(catalog.mappings.map((mapping) => [mapping.mapping_id, mapping]));
   const thresholds = new Map(catalog.thresholds.map((threshold) => [threshold.threshold_id, threshold]));
-  const ruleOf = (ruleId: string | undefined): string => {
+  return (ruleId) => {
     if (ruleId === undefined) return '—';
     const mapping = mappings.get(ruleId);
     if (mapping !== undefined) return mappingLabel(catalog, mapping);
@@ -115,6 +119,15 @@ export function contributionRows(answer: QuoteAnswer, catalog: Catalog): Contrib
     if (threshold !== undefined) return thresholdLabel(catalog, threshold);
     return 'a rule since deleted';
   };
+}
+
+/**
+ * The rows of every `explain` entry of the answer's points, in order: rules named from `catalog`,
+ * or, without one (a user who may not read the configuration), what the answer itself gives —
+ * module, group, kind, type, cost and amount — and no rule (its id is not shown).
+ */
+export function contributionRows(answer: QuoteAnswer, catalog: Catalog | undefined): ContributionRow[] {
+  const nameRule = catalog === undefined ? undefined : ruleNamer(catalog);
   return Object.values(answer.usage)
     .flat()
     .flatMap((point) => point.explain ?? [])
@@ -122,7 +135,7 @@ export function contributionRows(answer: QuoteAnswer, catalog: Catalog): Contrib
       module: entry.module,
       group: entry.group === undefined || entry.group === DEFAULT_GROUP ? '—' : entry.group,
       kind: entry.kind ?? '—',
-      rule: ruleOf(entry.rule_id),
+      ...(nameRule === undefined ? {} : { rule: nameRule(entry.rule_id) }),
       type: entry.type ?? '—',
       cost: entry.cost === undefined ? '—' : plainDecimal(entry.cost),
       amount: entry.amount === undefined ? '—' : plainDecimal(entry.amount),
