@@ -28,7 +28,17 @@ export function openMysql(url: string, settings: PoolSettings): OpenedDatabase {
     connectTimeout: settings.timeoutMs,
     enableKeepAlive: true,
   });
-  pool.on('connection', (connection) => connection.on('error', settings.onPoolError));
+  // A connection lost while free in the pool is reported. One lost while lent fails the query
+  // using it, which reports it (the HTTP shell, transaction.ts): its 'error' is only heard, as an
+  // unheard 'error' event would end the process.
+  const lent = new WeakSet<object>();
+  pool.on('acquire', (connection) => lent.add(connection));
+  pool.on('release', (connection) => lent.delete(connection));
+  pool.on('connection', (connection) =>
+    connection.on('error', (error: Error) => {
+      if (!lent.has(connection)) settings.onPoolError(error);
+    }),
+  );
   const { dialect, counts } = countingConnections(new MysqlDialect({ pool }));
   const db = new Kysely<TariffTables>({ dialect });
   return { db, description: redactUrl(url), pool: () => ({ inUse: counts.inUse, idle: freeConnections(pool), waiting: counts.waiting }) };

@@ -12,7 +12,10 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Milliseconds to wait for a connection or a statement before failing (default 5,000). */
   timeoutMs?: number;
-  /** Where errors of pooled connections are reported (a dropped server must not end the process). */
+  /**
+   * Where connections lost while idle in the pool are reported, once each (a dropped server must
+   * not end the process); one lost while lent fails the query using it, which reports it.
+   */
   onPoolError?: (error: Error) => void;
 }
 

@@ -129,7 +129,8 @@ export const postgresTraits: DialectTraits = {
 
   isLostRace: (error) => LOST_RACE_CODES.has(error.code ?? ''),
   isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),
-  isUnavailable: (error) => UNAVAILABLE_CODES.has(error.code ?? '') || UNAVAILABLE_MESSAGES.test(error.message ?? ''),
+  // A statement cancelled at `statement_timeout` is the database busy past its timeout, as node-postgres's own `query_timeout`, which it races.
+  isUnavailable: (error) => UNAVAILABLE_CODES.has(error.code ?? '') || error.code === QUERY_CANCELED || UNAVAILABLE_MESSAGES.test(error.message ?? ''),
   isTimeout: (error) => error.code === QUERY_CANCELED || TIMEOUT_MESSAGES.test(error.message ?? ''),
   exhaustedResource(error) {
     if (error.code === DISK_FULL) return 'storage';

@@ -45,6 +45,28 @@ function preparingStatements(client: pg.PoolClient): void {
   };
 }
 
+/** Severities of an error after which the server has ended the session. */
+const SESSION_ENDING_SEVERITIES = new Set(['FATAL', 'PANIC']);
+
+/**
+ * Ends a client whose server ended the session under a query (a terminated backend, a server
+ * shutting down), so that the pool drops it when it is released. node-postgres learns that the
+ * connection is gone only when its socket closes, after the query's error; until then the pool
+ * would lend the dead connection to the next query, which would fail too.
+ */
+function endingLostSessions(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((error: { severity?: unknown } | undefined) => {
+        if (SESSION_ENDING_SEVERITIES.has(String(error?.severity))) void client.end();
+      });
+    }
+    return result;
+  };
+}
+
 /** Opens a connection pool to the PostgreSQL database at `url`. */
 export function openPostgres(url: string, settings: PoolSettings): OpenedDatabase {
   const pool = new pg.Pool({
@@ -56,12 +78,15 @@ export function openPostgres(url: string, settings: PoolSettings): OpenedDatabas
     statement_timeout: settings.timeoutMs,
     idleTimeoutMillis: 30_000,
   });
-  // Idle clients report to the pool; a client checked out when its server goes away reports to
-  // itself, and an unheard 'error' event would end the process.
+  // A connection lost while idle in the pool is reported once, by the pool (which repeats its
+  // client's 'error'). One lost while lent fails the query or transaction using it, which reports
+  // it (the HTTP shell, transaction.ts): its client's errors (the server's message, then the
+  // closed socket) are only heard, as an unheard 'error' event would end the process.
   pool.on('error', settings.onPoolError);
   pool.on('connect', (client) => {
-    client.on('error', settings.onPoolError);
+    client.on('error', () => undefined);
     preparingStatements(client);
+    endingLostSessions(client);
   });
   const { dialect, counts } = countingConnections(new PostgresDialect({ pool }));
   const db = new Kysely<TariffTables>({ dialect });

@@ -1,0 +1,314 @@
+/**
+ * The database series of `GET /metrics` (issue 15) on the database of the run, with a real pool
+ * of two connections: the pool gauges while idle, while both connections are lent and a third
+ * query waits, and after (SQLite has one connection, lent to one query or transaction at a time).
+ * On PostgreSQL and MariaDB, connections the server ends: one idle in the pool is counted once as
+ * `lost_connection` by the pool; one lent to a query is counted by the query that fails on it (the
+ * HTTP shell or the write transaction counts that), not again by the pool; either way the next
+ * query gets a new connection. On PostgreSQL, a write blocked on a row lock past the database
+ * timeout is a `timeout`, answered 503.
+ *
+ * MariaDB has no `timeout` case: there `TARIFF_DB_TIMEOUT` bounds connection attempts only (a lock
+ * wait ends at the server's innodb_lock_wait_timeout and is retried as a lost race), and no cheap,
+ * deterministic way makes a connection attempt wait.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import { createConnection } from 'mysql2/promise';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildTariffApp, ratingModules } from '../../src/application.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Database, type OpenOptions } from '../../src/database/connection.js';
+import { migrateToLatest } from '../../src/database/migrate.js';
+import type { TariffTables } from '../../src/database/tables.js';
+import { TariffMetrics, type DatabaseErrorKind, type PoolStatistics } from '../../src/kernel/metrics.js';
+import { classifyDatabaseError, DatabaseUnavailableError, databaseErrorKind } from '../../src/database/errors.js';
+import { createScratchDatabase, MYSQL_ADMIN_URL, POSTGRES_ADMIN_URL, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
+
+const kind = testDatabaseKind();
+const POOL_SIZE = 2;
+/** How long a test waits for the pool to reach a state it is driven to. */
+const SETTLE = { timeout: 3000, interval: 5 };
+
+/** The value of one sample line (`name{labels} value`) of a Prometheus text, or undefined. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** The three pool gauges, as a scrape reports them. */
+async function poolGauges(metrics: TariffMetrics): Promise<PoolStatistics> {
+  const text = await metrics.text();
+  return {
+    inUse: sample(text, 'tariff_database_pool_connections_in_use')!,
+    idle: sample(text, 'tariff_database_pool_connections_idle')!,
+    waiting: sample(text, 'tariff_database_pool_waiting')!,
+  };
+}
+
+/** `tariff_database_errors_total` of each kind, as a scrape reports them. */
+async function errorCounts(metrics: TariffMetrics): Promise<Record<DatabaseErrorKind, number | undefined>> {
+  const text = await metrics.text();
+  const count = (errorKind: DatabaseErrorKind) => sample(text, `tariff_database_errors_total{kind="${errorKind}"}`);
+  return { timeout: count('timeout'), lost_connection: count('lost_connection'), deadlock_retried: count('deadlock_retried') };
+}
+
+/** The server's id of the connection `db` runs on: PostgreSQL's backend pid, MariaDB's connection id. */
+async function serverConnectionId(db: Kysely<TariffTables>): Promise<number> {
+  const query = kind === 'postgres' ? sql<{ id: number }>`select pg_backend_pid() as id` : sql<{ id: number }>`select connection_id() as id`;
+  const { rows } = await query.execute(db);
+  return Number(rows[0].id);
+}
+
+/** A connection of the test's own to the server, outside the pool: it ends the pool's connections. */
+interface ServerSession {
+  /** Ends the server's connection `id` (pg_terminate_backend, KILL). */
+  kill(id: number): Promise<void>;
+  /** What connection `id` does on the server: `gone` once it has ended. */
+  state(id: number): Promise<'running' | 'idle' | 'gone'>;
+  close(): Promise<void>;
+}
+
+async function openServerSession(): Promise<ServerSession> {
+  if (kind === 'postgres') {
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await client.connect();
+    return {
+      async kill(id) {
+        await client.query('select pg_terminate_backend($1)', [id]);
+      },
+      async state(id) {
+        const { rows } = await client.query<{ state: string }>('select state from pg_stat_activity where pid = $1', [id]);
+        return rows.length === 0 ? 'gone' : rows[0].state === 'active' ? 'running' : 'idle';
+      },
+      close: () => client.end(),
+    };
+  }
+  const connection = await createConnection(MYSQL_ADMIN_URL);
+  return {
+    async kill(id) {
+      await connection.query(`kill ${Number(id)}`);
+    },
+    async state(id) {
+      const [rows] = await connection.query('select command from information_schema.processlist where id = ?', [id]);
+      const found = rows as { command: string }[];
+      return found.length === 0 ? 'gone' : found[0].command === 'Query' ? 'running' : 'idle';
+    },
+    close: () => connection.end(),
+  };
+}
+
+/** A connection lent by the pool to a callback that keeps it until {@link release} is called. */
+interface HeldConnection {
+  /** Resolves once the pool has lent the connection. */
+  lent: Promise<void>;
+  release(): void;
+  /** Resolves once the connection went back to the pool. */
+  done: Promise<void>;
+}
+
+function holdConnection(database: Database): HeldConnection {
+  let lent!: () => void;
+  let release!: () => void;
+  const lentPromise = new Promise<void>((resolve) => (lent = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const done = database.db.connection().execute(async (connection) => {
+    await sql`select 1`.execute(connection);
+    lent();
+    await released;
+  });
+  return { lent: lentPromise, release, done };
+}
+
+describe(`the pool of a ${kind} database in GET /metrics`, () => {
+  let directory: string;
+  let scratch: ScratchDatabase;
+  let database: Database | undefined;
+  let metrics: TariffMetrics;
+  /** What the pool reported through `onPoolError` (the server log's `database connection lost`). */
+  let poolErrors: Error[];
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'tariff-pool-metrics-'));
+    scratch = await createScratchDatabase(directory);
+  });
+
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+
+  afterAll(async () => {
+    await scratch?.drop();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  /** Opens the scratch database with a pool of two connections, reporting to new metrics. */
+  function open(options: OpenOptions = {}): Database {
+    metrics = new TariffMetrics();
+    poolErrors = [];
+    database = openDatabase(scratch.url, { poolSize: POOL_SIZE, metrics, onPoolError: (error) => poolErrors.push(error), ...options });
+    return database;
+  }
+
+  it('reports an idle pool: nothing in use or waiting, only the connections opened so far idle', async () => {
+    const opened = open();
+    // PostgreSQL and MariaDB open connections on demand; SQLite's one connection is open from the start.
+    expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: kind === 'sqlite' ? 1 : 0, waiting: 0 });
+    await sql`select 1`.execute(opened.db);
+    expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 1, waiting: 0 });
+    expect(await errorCounts(metrics)).toEqual({ timeout: 0, lost_connection: 0, deadlock_retried: 0 });
+  });
+
+  it('reports the connections lent and the queries waiting for one, then the pool idle again', async () => {
+    const opened = open();
+    const first = holdConnection(opened);
+    const second = holdConnection(opened);
+    await first.lent;
+    // SQLite lends its one connection to the first holder; the second waits with the query.
+    if (kind !== 'sqlite') await second.lent;
+    const queued = sql<{ one: number }>`select 1 as one`.execute(opened.db);
+    const during = kind === 'sqlite' ? { inUse: 1, idle: 0, waiting: 2 } : { inUse: 2, idle: 0, waiting: 1 };
+    await vi.waitFor(async () => expect(await poolGauges(metrics)).toEqual(during), SETTLE);
+    // The queued query stays queued while both connections are held.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await poolGauges(metrics)).toEqual(during);
+
+    first.release();
+    await second.lent;
+    second.release();
+    await Promise.all([first.done, second.done]);
+    expect(Number((await queued).rows[0].one)).toBe(1);
+    expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: kind === 'sqlite' ? 1 : POOL_SIZE, waiting: 0 });
+  });
+
+  it.runIf(kind === 'postgres')('takes a query that gave up waiting for a connection off the waiting gauge', async () => {
+    const opened = open({ timeoutMs: 300 });
+    const held = [holdConnection(opened), holdConnection(opened)];
+    await Promise.all(held.map((connection) => connection.lent));
+    const started = Date.now();
+    await expect(sql`select 1`.execute(opened.db)).rejects.toThrow(/timeout exceeded when trying to connect/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(await poolGauges(metrics)).toEqual({ inUse: 2, idle: 0, waiting: 0 });
+    for (const connection of held) connection.release();
+    await Promise.all(held.map((connection) => connection.done));
+    expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 2, waiting: 0 });
+  });
+
+  describe.skipIf(kind === 'sqlite')('connections the server ends', () => {
+    let server: ServerSession;
+    beforeAll(async () => {
+      server = await openServerSession();
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it('counts an idle connection the server ends once as lost, and the next query opens a new one', async () => {
+      const opened = open();
+      const killed = await serverConnectionId(opened.db);
+      expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 1, waiting: 0 });
+      await server.kill(killed);
+      // The driver reports the loss (mysql2 after dropping the connection from the pool).
+      await vi.waitFor(async () => expect((await errorCounts(metrics)).lost_connection).toBe(1), SETTLE);
+      expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 0, waiting: 0 });
+      expect(await errorCounts(metrics)).toEqual({ timeout: 0, lost_connection: 1, deadlock_retried: 0 });
+      expect(poolErrors).toHaveLength(1);
+
+      const replacement = await serverConnectionId(opened.db);
+      expect(replacement).not.toBe(killed);
+      expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 1, waiting: 0 });
+      expect((await errorCounts(metrics)).lost_connection).toBe(1);
+      expect(poolErrors).toHaveLength(1);
+    });
+
+    it.each(['running a query', 'between two statements'] as const)(
+      'counts a connection the server ends while lent (%s) once, through the query that fails on it, and the pool lends a new one after',
+      async (moment) => {
+        const opened = open({ timeoutMs: 10_000 });
+        const { id, error } = await opened.db.connection().execute(async (connection) => {
+          const lentId = await serverConnectionId(connection);
+          if (moment === 'running a query') {
+            const query = (kind === 'postgres' ? sql`select pg_sleep(5)` : sql`select sleep(5)`).execute(connection);
+            const outcome = query.then(
+              () => new Error('the query outlived its connection'),
+              (failure: unknown) => failure,
+            );
+            await vi.waitFor(async () => expect(await server.state(lentId)).toBe('running'), SETTLE);
+            await server.kill(lentId);
+            return { id: lentId, error: await outcome };
+          }
+          await server.kill(lentId);
+          await vi.waitFor(async () => expect(await server.state(lentId)).toBe('gone'), SETTLE);
+          return {
+            id: lentId,
+            error: await sql`select 1`.execute(connection).then(
+              () => new Error('the query outlived its connection'),
+              (failure: unknown) => failure,
+            ),
+          };
+        });
+        // The request whose query failed counts the loss (the HTTP shell, transaction.ts); the pool does not count it again.
+        expect(databaseErrorKind(error), String(error)).toBe('lost_connection');
+        const replacement = await serverConnectionId(opened.db);
+        expect(replacement).not.toBe(id);
+        expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 1, waiting: 0 });
+        expect(await errorCounts(metrics)).toEqual({ timeout: 0, lost_connection: 0, deadlock_retried: 0 });
+        expect(poolErrors).toEqual([]);
+      },
+    );
+  });
+
+  it.runIf(kind === 'postgres')('counts a write blocked on a row lock past the database timeout as a timeout, answered 503', async () => {
+    // Migrated through a handle of its own, with the default timeout: the pool under test has a short one.
+    const setup = openDatabase(scratch.url);
+    const modules = ratingModules();
+    try {
+      await migrateToLatest(setup, modules.migrations());
+    } finally {
+      await setup.close();
+    }
+    const opened = open({ timeoutMs: 300 });
+    const config = { ...loadConfig({}), databaseUrl: scratch.url };
+    const app = await buildTariffApp({ config, database: opened, modules, logger: false, metrics });
+    const locker = new pg.Client({ connectionString: scratch.url });
+    await locker.connect();
+    try {
+      // Every configuration write updates this row first (the configuration write lock).
+      await locker.query('begin');
+      await locker.query("select version from tariff_config_version where name = 'rating' for update");
+      const started = Date.now();
+      const blocked = await app.inject({
+        method: 'POST',
+        url: '/v1/rating/module_config/hashmap/services',
+        payload: { name: 'compute' },
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      expect(blocked.statusCode).toBe(503);
+      expect(blocked.json().faultstring).toMatch(/^The database is unavailable/);
+      expect(await errorCounts(metrics)).toEqual({ timeout: 1, lost_connection: 0, deadlock_retried: 0 });
+      await locker.query('rollback');
+
+      const scrape = await app.inject({ method: 'GET', url: '/metrics' });
+      expect(sample(scrape.body, 'tariff_database_errors_total{kind="timeout"}')).toBe(1);
+      // The connection that timed out went back to the pool and serves the next write.
+      const after = await app.inject({ method: 'POST', url: '/v1/rating/module_config/hashmap/services', payload: { name: 'compute' } });
+      expect(after.statusCode).toBe(201);
+      expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 1, waiting: 0 });
+      expect(await errorCounts(metrics)).toEqual({ timeout: 1, lost_connection: 0, deadlock_retried: 0 });
+    } finally {
+      await locker.end();
+      await app.close();
+    }
+    // The server's statement_timeout and node-postgres's query_timeout end the wait at the same
+    // moment; whichever answers first, the write is a timeout answered 503.
+    const statementTimeout = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014', severity: 'ERROR' });
+    for (const error of [statementTimeout, new Error('Query read timeout')]) {
+      expect(databaseErrorKind(error)).toBe('timeout');
+      expect(classifyDatabaseError(error)).toBeInstanceOf(DatabaseUnavailableError);
+    }
+  });
+});
