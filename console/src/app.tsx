@@ -1,5 +1,6 @@
 /** The console's frame: the navigation and the pages under `/console/`. */
-import { LocationProvider, Route, Router } from 'preact-iso';
+import { useEffect } from 'preact/hooks';
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { SessionContext, useConsoleSession, useSession, type Session } from './session.js';
 import { Fault } from './components/fault.js';
 import { Login } from './pages/login.js';
@@ -49,8 +50,8 @@ function Console({ session }: { session: Session }) {
         <Masthead />
         <main>
           <Router>
-            <Route path="/console/" component={Overview} />
-            <Route path="/console" component={Overview} />
+            <Route path="/console/" component={Home} />
+            <Route path="/console" component={Home} />
             <Route path="/console/services" component={Services} />
             <Route path="/console/groups" component={Groups} />
             <Route path="/console/scripts" component={Scripts} />
@@ -65,13 +66,40 @@ function Console({ session }: { session: Session }) {
   );
 }
 
+/** The pages `session` may use, in the navigation's order. */
+function allowedPages(session: Session) {
+  return PAGES.filter((page) => page.rules.every((rule) => session.can(rule)));
+}
+
+/**
+ * `/console/`: the overview, or for a user whose role does not allow it (a project member, who
+ * may only quote) the first page they may use instead of a policy fault.
+ */
+function Home() {
+  const session = useSession();
+  const { route } = useLocation();
+  const first = allowedPages(session)[0];
+  const overviewAllowed = first?.path === '/console/';
+  useEffect(() => {
+    if (!overviewAllowed && first) route(first.path, true);
+  }, [overviewAllowed, first, route]);
+  if (overviewAllowed) return <Overview />;
+  if (first) return null;
+  return (
+    <section>
+      <h1>No page</h1>
+      <p>Your role allows none of the console&apos;s pages: ask an administrator for a role that may quote or read the rating configuration.</p>
+    </section>
+  );
+}
+
 function Masthead() {
   const session = useSession();
   return (
     <header class="masthead">
       <span class="brand">Tariff</span>
       <nav aria-label="Console">
-        {PAGES.filter((page) => page.rules.every((rule) => session.can(rule))).map((page) => (
+        {allowedPages(session).map((page) => (
           <a key={page.path} href={page.path}>
             {page.label}
           </a>

@@ -80,6 +80,8 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
     const H = `${server.url}/v1/rating/module_config/hashmap`;
     const { services } = (await (await fetch(`${H}/services`)).json()) as { services: { service_id: string; name: string }[] };
     const volume = services.find((service) => service.name === 'volume')!;
+    // One second after the seeded rules, which may share alice's second otherwise (audit times are whole seconds).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const created = await fetch(`${H}/mappings`, {
       method: 'POST',
       headers: as('alice'),
