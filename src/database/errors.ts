@@ -6,6 +6,7 @@
 import { ConflictError, TariffError } from '../kernel/errors.js';
 import { dialectNamed } from './dialects/dialect.js';
 import { DIALECT_NAMES, type DialectTraits, type DriverError } from './dialects/traits.js';
+import { CONNECTION_WAIT_TIMEOUT_CODE } from './dialects/connection-counts.js';
 
 /** 503: the database cannot be reached; the request can be repeated later. */
 export class DatabaseUnavailableError extends TariffError {
@@ -45,9 +46,20 @@ function errorCode(driver: DriverError): string {
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
 const NETWORK_MESSAGES = /connection timeout|read ECONNRESET|socket hang up/i;
 
+/**
+ * Waits that ran out whatever the dialect: Node's connect timeout, and a pool's wait for a free
+ * connection past `TARIFF_DB_TIMEOUT` (connection-counts.ts, for pools without a wait limit).
+ */
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', CONNECTION_WAIT_TIMEOUT_CODE]);
+
 /** Whether the database cannot be reached, or is busy past its timeout. */
 function isUnavailable(driver: DriverError): boolean {
-  return NETWORK_CODES.has(driver.code ?? '') || NETWORK_MESSAGES.test(driver.message ?? '') || anyDialect((traits) => traits.isUnavailable(driver));
+  return (
+    NETWORK_CODES.has(driver.code ?? '') ||
+    TIMEOUT_CODES.has(driver.code ?? '') ||
+    NETWORK_MESSAGES.test(driver.message ?? '') ||
+    anyDialect((traits) => traits.isUnavailable(driver))
+  );
 }
 
 /**
@@ -58,7 +70,7 @@ function isUnavailable(driver: DriverError): boolean {
 export function databaseErrorKind(error: unknown): 'timeout' | 'lost_connection' | undefined {
   if (error instanceof TariffError || error === null || typeof error !== 'object') return undefined;
   const driver = error as DriverError;
-  if (driver.code === 'ETIMEDOUT' || anyDialect((traits) => traits.isTimeout(driver))) return 'timeout';
+  if (TIMEOUT_CODES.has(driver.code ?? '') || anyDialect((traits) => traits.isTimeout(driver))) return 'timeout';
   return isUnavailable(driver) ? 'lost_connection' : undefined;
 }
 

@@ -6,6 +6,17 @@
  */
 import type { DatabaseConnection, Dialect, Driver } from 'kysely';
 
+/** The code of {@link ConnectionWaitTimeoutError}, which errors.ts classifies as a timeout (503). */
+export const CONNECTION_WAIT_TIMEOUT_CODE = 'TARIFF_CONNECTION_WAIT_TIMEOUT';
+
+/** A query waited for a connection from the pool longer than the database timeout. */
+export class ConnectionWaitTimeoutError extends Error {
+  readonly code = CONNECTION_WAIT_TIMEOUT_CODE;
+  constructor(timeoutMs: number) {
+    super(`timeout exceeded when waiting for a database connection (${timeoutMs} ms)`);
+  }
+}
+
 /** Connections lent out and acquisitions waiting, at this moment. */
 export interface ConnectionCounts {
   inUse: number;
@@ -15,9 +26,14 @@ export interface ConnectionCounts {
 /**
  * `dialect` with its driver counting into the returned `counts`.
  *
+ * @param options.acquireTimeoutMs - for a pool that waits for a free connection without end
+ *   (mysql2's): how long an acquisition may wait before it fails with a
+ *   {@link ConnectionWaitTimeoutError}. A connection that arrives after its waiter gave up goes
+ *   back to the pool at once. Without it, the driver's own wait applies (node-postgres has one).
  * @returns the dialect to hand to Kysely, and the counts it keeps.
  */
-export function countingConnections(dialect: Dialect): { dialect: Dialect; counts: ConnectionCounts } {
+export function countingConnections(dialect: Dialect, options: { acquireTimeoutMs?: number } = {}): { dialect: Dialect; counts: ConnectionCounts } {
+  const { acquireTimeoutMs } = options;
   const counts: ConnectionCounts = { inUse: 0, waiting: 0 };
   const acquired = (connection: DatabaseConnection): DatabaseConnection => {
     counts.waiting -= 1;
@@ -38,7 +54,31 @@ export function countingConnections(dialect: Dialect): { dialect: Dialect; count
         init: () => driver.init(),
         acquireConnection() {
           counts.waiting += 1;
-          return driver.acquireConnection().then(acquired, gaveUp);
+          if (acquireTimeoutMs === undefined) return driver.acquireConnection().then(acquired, gaveUp);
+          return new Promise<DatabaseConnection>((resolve, reject) => {
+            let waiting = true;
+            const timer = setTimeout(() => {
+              waiting = false;
+              counts.waiting -= 1;
+              reject(new ConnectionWaitTimeoutError(acquireTimeoutMs));
+            }, acquireTimeoutMs);
+            driver.acquireConnection().then(
+              (connection) => {
+                clearTimeout(timer);
+                // Too late: nobody will use or release it, so it goes back to the pool now.
+                if (!waiting) return void driver.releaseConnection(connection).catch(() => undefined);
+                waiting = false;
+                resolve(acquired(connection));
+              },
+              (error: Error) => {
+                clearTimeout(timer);
+                if (!waiting) return;
+                waiting = false;
+                counts.waiting -= 1;
+                reject(error);
+              },
+            );
+          });
         },
         releaseConnection(connection) {
           counts.inUse -= 1;

@@ -9,8 +9,14 @@ const WRITE_ERRNOS = new Set([3, 1026, 1030, 1878]);
 const NO_SPACE = /No space left on device|Errcode: 28\b|error 28\b/i;
 /** ER_OUTOFMEMORY, ER_OUT_OF_SORTMEMORY, ER_OUT_OF_RESOURCES. */
 const OUT_OF_RESOURCES_ERRNOS = new Set([1037, 1038, 1041]);
-/** ER_LOCK_WAIT_TIMEOUT, ER_LOCK_DEADLOCK (Galera reports a failed certification as a deadlock too). */
-const LOST_RACE_ERRNOS = new Set([1205, 1213]);
+/** ER_LOCK_DEADLOCK (Galera reports a failed certification as a deadlock too). */
+const LOST_RACE_ERRNOS = new Set([1213]);
+/**
+ * Waits past `TARIFF_DB_TIMEOUT` (the session limits mysql.ts sets on every connection): 1205
+ * ER_LOCK_WAIT_TIMEOUT (innodb_lock_wait_timeout), 1969 ER_STATEMENT_TIMEOUT (MariaDB's
+ * max_statement_time), 3024 ER_QUERY_TIMEOUT (MySQL's max_execution_time). A 503, not retried.
+ */
+const TIMEOUT_ERRNOS = new Set([1205, 1969, 3024]);
 /** Duplicate keys and missing parents. */
 const CONSTRAINT_CODES = new Set(['ER_DUP_ENTRY', 'ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW']);
 /** mysql2's codes for a dropped or refused connection. */
@@ -149,8 +155,9 @@ export const mysqlTraits: DialectTraits = {
 
   isLostRace: (error) => error.errno !== undefined && LOST_RACE_ERRNOS.has(error.errno),
   isConstraintViolation: (error) => CONSTRAINT_CODES.has(error.code ?? ''),
-  isUnavailable: (error) => UNAVAILABLE_CODES.has(error.code ?? '') || UNAVAILABLE_MESSAGES.test(error.message ?? ''),
-  isTimeout: (error) => error.code === 'PROTOCOL_SEQUENCE_TIMEOUT',
+  isUnavailable: (error) =>
+    UNAVAILABLE_CODES.has(error.code ?? '') || UNAVAILABLE_MESSAGES.test(error.message ?? '') || (error.errno !== undefined && TIMEOUT_ERRNOS.has(error.errno)),
+  isTimeout: (error) => error.code === 'PROTOCOL_SEQUENCE_TIMEOUT' || (error.errno !== undefined && TIMEOUT_ERRNOS.has(error.errno)),
   exhaustedResource(error) {
     const { errno } = error;
     if (errno === undefined) return undefined;
