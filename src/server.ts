@@ -52,6 +52,27 @@ export interface ShutdownReport {
   cutConnections: number;
 }
 
+/**
+ * Brings the schema up to date. On a database server the migrations run on a connection of their
+ * own whose statements are bounded by `TARIFF_DB_START_TIMEOUT`, not by a request's
+ * `TARIFF_DB_TIMEOUT`: DDL on an adopted CloudKitty database, or waiting for another process's
+ * migration lock, may take longer than a request may wait. SQLite bounds no statement (and
+ * `sqlite::memory:` is private to its connection): it migrates through `database`.
+ */
+async function migrateForStart(config: TariffConfig, database: Database, migrations: Parameters<typeof migrateToLatest>[1]) {
+  if (!database.traits.boundsStatementsOnServer) return migrateToLatest(database, migrations);
+  const migrating = openDatabase(config.databaseUrl, {
+    poolSize: 1,
+    timeoutMs: config.databaseStartTimeoutMs,
+    cloudKittyTimeZone: config.cloudKittyTimeZone,
+  });
+  try {
+    return await migrateToLatest(migrating, migrations);
+  } finally {
+    await migrating.close();
+  }
+}
+
 /** A running server. */
 export interface RunningServer {
   app: TariffApp;
@@ -102,7 +123,7 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
           })
         : undefined;
     const modules = ratingModules({ sandbox });
-    const applied = await migrateToLatest(database, modules.migrations());
+    const applied = await migrateForStart(config, database, modules.migrations());
     // Warming the workers (pyodide, ~3 s) must not delay serving: runs wait for it.
     sandbox?.start().then(
       () => logger.info({ workers: config.sandboxWorkers }, 'pyscripts sandbox ready'),

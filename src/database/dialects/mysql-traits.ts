@@ -147,6 +147,7 @@ export const mysqlTraits: DialectTraits = {
   readSnapshot: { kind: 'isolation-level', level: 'repeatable read' },
   transactionalDdl: false,
   migrationLockAcrossProcesses: true,
+  boundsStatementsOnServer: true,
   bindBoolean: (value) => value,
 
   exactTextCollation,

@@ -121,6 +121,7 @@ export const postgresTraits: DialectTraits = {
   readSnapshot: { kind: 'isolation-level', level: 'repeatable read' },
   transactionalDdl: true,
   migrationLockAcrossProcesses: true,
+  boundsStatementsOnServer: true,
   bindBoolean: (value) => value,
 
   exactTextCollation: undefined,

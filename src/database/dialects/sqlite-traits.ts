@@ -48,6 +48,7 @@ export const sqliteTraits: DialectTraits = {
   readSnapshot: { kind: 'begin-deferred' },
   transactionalDdl: true,
   migrationLockAcrossProcesses: false,
+  boundsStatementsOnServer: false,
   bindBoolean: (value) => Number(value),
 
   exactTextCollation: undefined,

@@ -224,6 +224,12 @@ export interface DialectTraits {
    * where Kysely assumes a single connection (migrate.ts then retries a lost race).
    */
   readonly migrationLockAcrossProcesses: boolean;
+  /**
+   * Whether the server itself ends a statement at `TARIFF_DB_TIMEOUT` (PostgreSQL's
+   * `statement_timeout`, MariaDB's `max_statement_time`): migrations then run on a connection of
+   * their own with the start-up's bound (server.ts).
+   */
+  readonly boundsStatementsOnServer: boolean;
   /** The value a boolean column is written with (SQLite: 0/1, its driver binds no JS booleans). Drivers read back a boolean or 0/1. */
   bindBoolean(value: boolean): boolean | number;
 
