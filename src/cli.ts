@@ -84,7 +84,8 @@ function printReport(description: string, report: UpgradeReport, dryRun: boolean
 
 async function upgrade(dryRun: boolean): Promise<void> {
   const config = loadConfig();
-  const database = openDatabase(config.databaseUrl, { cloudKittyTimeZone: config.cloudKittyTimeZone });
+  // Migration statements (DDL on an adopted CloudKitty database) get the start-up's bound, not a request's.
+  const database = openDatabase(config.databaseUrl, { cloudKittyTimeZone: config.cloudKittyTimeZone, timeoutMs: config.databaseStartTimeoutMs });
   try {
     printReport(database.description, await upgradeDatabase(database, ratingModules().migrations(), { dryRun }), dryRun);
   } finally {
