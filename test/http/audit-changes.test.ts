@@ -23,6 +23,7 @@ import type { TariffApp } from '../../src/http/app.js';
 import { NotFoundError } from '../../src/kernel/errors.js';
 import { H, P, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
 import { createScratchDatabase, testDatabaseKind } from '../helpers/databases.js';
+import { testIdentity } from '../helpers/keystone-identity.js';
 
 const CHANGES = '/v2/rating/changes';
 const USER = 'auditor-7';
@@ -561,17 +562,7 @@ describe('Keystone mode', () => {
   };
   const ADMIN_TOKEN = 'gAAAAABadmin-token-for-audit-tests-0123';
   const MEMBER_TOKEN = 'gAAAAABmember-token-for-audit-tests-0123';
-  const identity = (userId: string, roles: string[]): KeystoneIdentity => ({
-    userId,
-    userDomainId: 'default',
-    projectId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
-    projectDomainId: 'default',
-    domainId: null,
-    systemScope: null,
-    roles,
-    isAdminProject: true,
-    expiresAt: Date.now() + 3_600_000,
-  });
+  const identity = (userId: string, roles: string[]): KeystoneIdentity => ({ ...testIdentity(roles), userId, projectId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' });
   let app: TariffApp;
   let lines: string[];
 

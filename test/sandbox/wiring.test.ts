@@ -15,6 +15,7 @@ import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import type { KeystoneIdentity } from '../../src/auth/keystone.js';
 import type { JsonDataframe } from '../../src/rating/contract/dataframe.js';
+import { testIdentity } from '../helpers/keystone-identity.js';
 
 const P = '/v1/rating/module_config/pyscripts';
 
@@ -100,17 +101,7 @@ describe('the fairness key of a quote', () => {
 
   it("Keystone: the token's project, whatever tenant the quote names", async () => {
     const token = { 'x-auth-token': 'gAAAAABtoken-for-tests-0123456789' };
-    const identity: KeystoneIdentity = {
-      userId: 'u1',
-      userDomainId: 'default',
-      projectId: 'p1',
-      projectDomainId: 'default',
-      domainId: null,
-      systemScope: null,
-      roles: ['admin'],
-      isAdminProject: true,
-      expiresAt: Date.now() + 3_600_000,
-    };
+    const identity = testIdentity(['admin']);
     const server = await start(
       {
         TARIFF_AUTH: 'keystone',
