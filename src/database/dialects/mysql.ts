@@ -29,9 +29,14 @@ interface NewConnection {
  * milliseconds; MySQL has no limit for other statements).
  */
 function sessionTimeouts(timeoutMs: number, serverVersion: string): string {
-  const lockWait = `innodb_lock_wait_timeout = ${Math.max(1, Math.round(timeoutMs / 1000))}`;
+  const lockWait = lockWaitSetting(timeoutMs);
   if (/mariadb/i.test(serverVersion)) return `SET SESSION ${lockWait}, max_statement_time = ${Math.max(0.001, timeoutMs / 1000)}`;
   return `SET SESSION ${lockWait}, max_execution_time = ${Math.max(1, Math.round(timeoutMs))}`;
+}
+
+/** The row lock wait bounded by `timeoutMs`: innodb_lock_wait_timeout in whole seconds, at least 1. */
+function lockWaitSetting(timeoutMs: number): string {
+  return `innodb_lock_wait_timeout = ${Math.max(1, Math.round(timeoutMs / 1000))}`;
 }
 
 /**
@@ -43,7 +48,7 @@ function sessionTimeouts(timeoutMs: number, serverVersion: string): string {
 function setSessionTimeouts(connection: NewConnection, timeoutMs: number): void {
   const version = connection._handshakePacket?.serverVersion;
   connection.query(sessionTimeouts(timeoutMs, typeof version === 'string' ? version : ''), (error) => {
-    if (error) connection.query(`SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.round(timeoutMs / 1000))}`, () => undefined);
+    if (error) connection.query(`SET SESSION ${lockWaitSetting(timeoutMs)}`, () => undefined);
   });
 }
 
