@@ -125,7 +125,8 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console scripts page in chromium', () 
     await expect.poll(() => error.textContent()).toBe(`line 3, column ${column}: ${message}`);
     expect(await error.getAttribute('role')).toBe('alert');
     const content = page.getByRole('textbox', { name: 'Source of the new script', exact: true });
-    expect(await content.getAttribute('aria-invalid')).toBe('true');
+    // The editor marks its content in an update after the message shows (seen under CI load).
+    await expect.poll(() => content.getAttribute('aria-invalid')).toBe('true');
     expect(await content.getAttribute('aria-describedby')).toBe(await error.getAttribute('id'));
     // The lint marker lies on the third line, at the column Python gave, and in the gutter beside it.
     const lines = page.locator('.cm-content .cm-line');
