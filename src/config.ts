@@ -64,6 +64,17 @@ export interface TariffConfig {
    * sent at once and the connection closed.
    */
   bodyDrainLimitBytes: number;
+  /**
+   * Largest request line and headers together, in bytes (`TARIFF_HEADER_LIMIT_KB`, default 16 KiB,
+   * Node's default `maxHeaderSize`); larger: 431 with the fault body.
+   */
+  headerLimitBytes: number;
+  /**
+   * Milliseconds a connection stays open after a request the HTTP parser refused (431, 400), its
+   * rest read and dropped so the client reads the fault rather than a reset
+   * (`TARIFF_LINGER_TIMEOUT`, seconds, default 5); then it is cut.
+   */
+  lingerTimeoutMs: number;
   /** Largest accepted quote body in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`, default 32 MiB). */
   quoteBodyLimitBytes: number;
   /** Deepest JSON nesting accepted in a body, the top level being 1 (`TARIFF_JSON_MAX_DEPTH`, default 32). */
@@ -164,6 +175,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     bodyLimitBytes,
     quoteBodyLimitBytes,
     bodyDrainLimitBytes: Math.max(quoteBodyLimitBytes, bodyLimitBytes, megabytes(environment, 'TARIFF_BODY_DRAIN_LIMIT_MB', 64)),
+    headerLimitBytes: Math.round(positiveNumber(environment, 'TARIFF_HEADER_LIMIT_KB', 16) * 1024),
+    lingerTimeoutMs: positiveNumber(environment, 'TARIFF_LINGER_TIMEOUT', 5) * 1000,
     jsonMaxDepth: positiveInteger(environment, 'TARIFF_JSON_MAX_DEPTH', 32),
     priceListMaxAliases: nonNegativeInteger(environment, 'TARIFF_PRICE_LIST_MAX_ALIASES', 100),
     priceListMaxProblems: positiveInteger(environment, 'TARIFF_PRICE_LIST_MAX_PROBLEMS', 1000),

@@ -13,6 +13,7 @@ import type { TariffConfig } from '../config.js';
 import { BadRequestError, TariffError } from '../kernel/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
+import { clientErrorHandler } from './client-errors.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { keepNumberTextInPlace, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
@@ -64,6 +65,13 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     // Each route's own limit is enforced by installBodyLimits; Fastify stops only past the hard cap.
     bodyLimit: config.bodyDrainLimitBytes,
+    http: { maxHeaderSize: config.headerLimitBytes },
+    // A request the HTTP parser refuses gets the fault body and a lingering close (client-errors.ts).
+    clientErrorHandler: clientErrorHandler({
+      headerBytes: config.headerLimitBytes,
+      drainBytes: config.bodyDrainLimitBytes,
+      lingerMs: config.lingerTimeoutMs,
+    }),
     // The drain on SIGTERM (server.ts): idle keep-alive connections are closed at once; a request
     // arriving on a busy one is still served, with `Connection: close`, rather than refused.
     forceCloseConnections: 'idle',
