@@ -28,7 +28,7 @@ export interface ClientErrorLimits {
 type ClientError = Error & { code?: string; reason?: string };
 
 /** The status and fault message for a request the parser refused. */
-export function clientErrorFault(error: ClientError, limits: Pick<ClientErrorLimits, 'headerBytes'>): { status: number; message: string } {
+function clientErrorFault(error: ClientError, limits: Pick<ClientErrorLimits, 'headerBytes'>): { status: number; message: string } {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return {
