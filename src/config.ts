@@ -24,6 +24,13 @@ export interface KeystoneSettings {
   /** Domains of the user and the project (`TARIFF_KEYSTONE_USER_DOMAIN_NAME`, `TARIFF_KEYSTONE_PROJECT_DOMAIN_NAME`, default `Default`). */
   userDomainName: string;
   projectDomainName: string;
+  /**
+   * The same domains by id (`TARIFF_KEYSTONE_USER_DOMAIN_ID`, `TARIFF_KEYSTONE_PROJECT_DOMAIN_ID`,
+   * keystonemiddleware's `user_domain_id` / `project_domain_id`, which kolla-ansible writes); an
+   * id, when set, is sent instead of the name, as keystoneauth does.
+   */
+  userDomainId?: string;
+  projectDomainId?: string;
   /** Milliseconds one token validation may take before the request fails with 503 (`TARIFF_KEYSTONE_TIMEOUT`, seconds, default 5). */
   timeoutMs: number;
   /** Milliseconds a validated token is trusted without asking Keystone again, at most until it expires (`TARIFF_TOKEN_CACHE_TIME`, seconds, default 300). */
@@ -47,6 +54,17 @@ export interface TariffConfig {
   keystone?: KeystoneSettings;
   /** An oslo.policy file (YAML or JSON) overriding CloudKitty's default rules (`TARIFF_POLICY_FILE`); used in Keystone mode. */
   policyFile?: string;
+  /**
+   * oslo.policy's `[oslo_policy] enforce_new_defaults` (`TARIFF_POLICY_ENFORCE_NEW_DEFAULTS`,
+   * default true, as oslo.policy 4.4+ gives CloudKitty 2025.x): false also allows what a rule's
+   * deprecated default (CloudKitty 17's) allowed.
+   */
+  policyEnforceNewDefaults: boolean;
+  /**
+   * oslo.policy's `[oslo_policy] enforce_scope` (`TARIFF_POLICY_ENFORCE_SCOPE`, default true): a
+   * system- or domain-scoped token is refused by rules meant for project scope (every rating rule).
+   */
+  policyEnforceScope: boolean;
   /** pino log level (`TARIFF_LOG_LEVEL`, default `info`). */
   logLevel: string;
   /** Whether `GET /metrics` and the counting behind it are on (`TARIFF_METRICS`, `on` or `off`, default `on`). */
@@ -135,6 +153,33 @@ export interface TariffConfig {
    * are cut (`TARIFF_SHUTDOWN_TIMEOUT`, seconds, default 30).
    */
   shutdownTimeoutMs: number;
+  /** Where CloudKitty's own routes Tariff does not serve are forwarded (http/cloudkitty-forward/, api.md "Forwarded routes"). */
+  cloudKitty: CloudKittyApiSettings;
+}
+
+/**
+ * The CloudKitty API behind Tariff: every request for a path CloudKitty serves and Tariff does not
+ * (`/v1/info`, `/v1/report`, `/v2/summary`, …) is forwarded there.
+ */
+export interface CloudKittyApiSettings {
+  /**
+   * Its base URL, without a trailing slash (`TARIFF_CLOUDKITTY_API_URL`, e.g.
+   * `http://cloudkitty-api:8889`; a path such as `/rating` is kept in front of the forwarded
+   * path). Unset: those paths answer 404 naming the setting.
+   */
+  url?: string;
+  /** Milliseconds to open a connection to it before the request fails with 502 (`TARIFF_CLOUDKITTY_CONNECT_TIMEOUT`, seconds, default 5). */
+  connectTimeoutMs: number;
+  /**
+   * Milliseconds from forwarding a request to the answer's headers, and between two pieces of its
+   * body, before the request fails with 504 (or the answer is cut) (`TARIFF_CLOUDKITTY_TIMEOUT`,
+   * seconds, default 60).
+   */
+  timeoutMs: number;
+  /** Connections per process to it at most; further requests wait for one (`TARIFF_CLOUDKITTY_CONNECTIONS`, default 32). */
+  connections: number;
+  /** Largest request body forwarded, in bytes; larger: 413 (`TARIFF_CLOUDKITTY_BODY_LIMIT_MB`, default 32 MiB). */
+  bodyLimitBytes: number;
 }
 
 /** Thrown when an environment variable holds a value Tariff cannot use; the message names it. */
@@ -143,12 +188,32 @@ export class ConfigurationError extends Error {}
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
- * Reads the configuration from environment variables.
+ * Every `TARIFF_*` variable {@link loadConfig} reads: the keys a configuration file's `[tariff]`
+ * section may set (`db_timeout` for `TARIFF_DB_TIMEOUT`). test/config-file/ checks that it names
+ * every variable this file reads.
+ */
+export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
+  ('AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB CHANGES_MAX_LIMIT CLOUDKITTY_TIMEZONE DATABASE_URL DB_POOL_SIZE DB_START_TIMEOUT DB_TIMEOUT ' +
+    'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST JSON_MAX_DEPTH ' +
+    'KEYSTONE_AUTH_URL KEYSTONE_PASSWORD KEYSTONE_PROJECT_DOMAIN_ID KEYSTONE_PROJECT_DOMAIN_NAME KEYSTONE_PROJECT_NAME KEYSTONE_TIMEOUT ' +
+    'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_LEVEL METRICS ' +
+    'METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS ' +
+    'QUOTE_BODY_LIMIT_MB SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
+    'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT TOKEN_CACHE_TIME')
+    .split(' ')
+    .map((name) => `TARIFF_${name}`),
+);
+
+/**
+ * Reads the configuration from environment variables, over the values of the configuration files.
  *
  * @param environment - the variables to read, `process.env` by default.
+ * @param fromFiles - `TARIFF_*` values from `--config-file` (src/config-file/): each is used
+ *   unless the environment sets the variable to a non-empty value. Order: defaults < files < environment.
  * @throws ConfigurationError when a variable is set to an invalid value.
  */
-export function loadConfig(environment: NodeJS.ProcessEnv = process.env): TariffConfig {
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFiles: Readonly<Record<string, string>> = {}): TariffConfig {
+  environment = withFileFallbacks(environment, fromFiles);
   const port = Number(environment.TARIFF_PORT ?? '8889');
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigurationError(`TARIFF_PORT must be a TCP port number, got '${environment.TARIFF_PORT}'`);
@@ -163,6 +228,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
   }
   const bodyLimitBytes = megabytes(environment, 'TARIFF_BODY_LIMIT_MB', 1);
   const quoteBodyLimitBytes = megabytes(environment, 'TARIFF_QUOTE_BODY_LIMIT_MB', 32);
+  const cloudKitty = cloudKittyApiSettings(environment);
   return {
     host: environment.TARIFF_HOST ?? '127.0.0.1',
     port,
@@ -170,11 +236,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     auth,
     keystone: auth === 'keystone' ? keystoneSettings(environment) : undefined,
     policyFile: environment.TARIFF_POLICY_FILE || undefined,
+    policyEnforceNewDefaults: booleanSetting(environment, 'TARIFF_POLICY_ENFORCE_NEW_DEFAULTS', true),
+    policyEnforceScope: booleanSetting(environment, 'TARIFF_POLICY_ENFORCE_SCOPE', true),
     logLevel,
     ...metricsSettings(environment, port),
     bodyLimitBytes,
     quoteBodyLimitBytes,
-    bodyDrainLimitBytes: Math.max(quoteBodyLimitBytes, bodyLimitBytes, megabytes(environment, 'TARIFF_BODY_DRAIN_LIMIT_MB', 64)),
+    bodyDrainLimitBytes: Math.max(quoteBodyLimitBytes, bodyLimitBytes, cloudKitty.bodyLimitBytes, megabytes(environment, 'TARIFF_BODY_DRAIN_LIMIT_MB', 64)),
     headerLimitBytes: Math.round(positiveNumber(environment, 'TARIFF_HEADER_LIMIT_KB', 16) * 1024),
     lingerTimeoutMs: positiveNumber(environment, 'TARIFF_LINGER_TIMEOUT', 5) * 1000,
     jsonMaxDepth: positiveInteger(environment, 'TARIFF_JSON_MAX_DEPTH', 32),
@@ -197,6 +265,32 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Tariff
     healthcheckDatabaseTimeoutMs: positiveNumber(environment, 'TARIFF_HEALTHCHECK_DATABASE_TIMEOUT', 2) * 1000,
     healthcheckDisableFile: absolutePath(environment, 'TARIFF_HEALTHCHECK_DISABLE_FILE'),
     shutdownTimeoutMs: positiveNumber(environment, 'TARIFF_SHUTDOWN_TIMEOUT', 30) * 1000,
+    cloudKitty,
+  };
+}
+
+/** `TARIFF_CLOUDKITTY_API_URL` and the settings of the connections to it. */
+function cloudKittyApiSettings(environment: NodeJS.ProcessEnv): CloudKittyApiSettings {
+  const given = environment.TARIFF_CLOUDKITTY_API_URL?.trim();
+  let url: string | undefined;
+  if (given) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(given);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash || parsed.username || parsed.password) {
+      throw new ConfigurationError(`TARIFF_CLOUDKITTY_API_URL must be an http(s) URL without query or credentials, such as http://cloudkitty-api:8889, got '${given}'`);
+    }
+    url = `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  }
+  return {
+    url,
+    connectTimeoutMs: positiveNumber(environment, 'TARIFF_CLOUDKITTY_CONNECT_TIMEOUT', 5) * 1000,
+    timeoutMs: positiveNumber(environment, 'TARIFF_CLOUDKITTY_TIMEOUT', 60) * 1000,
+    connections: positiveInteger(environment, 'TARIFF_CLOUDKITTY_CONNECTIONS', 32),
+    bodyLimitBytes: megabytes(environment, 'TARIFF_CLOUDKITTY_BODY_LIMIT_MB', 32),
   };
 }
 
@@ -249,6 +343,8 @@ function keystoneSettings(environment: NodeJS.ProcessEnv): KeystoneSettings {
     projectName: environment.TARIFF_KEYSTONE_PROJECT_NAME || 'service',
     userDomainName: environment.TARIFF_KEYSTONE_USER_DOMAIN_NAME || 'Default',
     projectDomainName: environment.TARIFF_KEYSTONE_PROJECT_DOMAIN_NAME || 'Default',
+    userDomainId: environment.TARIFF_KEYSTONE_USER_DOMAIN_ID || undefined,
+    projectDomainId: environment.TARIFF_KEYSTONE_PROJECT_DOMAIN_ID || undefined,
     timeoutMs: positiveNumber(environment, 'TARIFF_KEYSTONE_TIMEOUT', 5) * 1000,
     tokenCacheMs: positiveNumber(environment, 'TARIFF_TOKEN_CACHE_TIME', 300) * 1000,
   };
@@ -306,4 +402,11 @@ function sandboxCount(environment: NodeJS.ProcessEnv, name: string, fallback: nu
   const value = Number(text);
   if (!Number.isInteger(value) || value < minimum) throw new ConfigurationError(`${name} must be a whole number of at least ${minimum}, got '${text}'`);
   return value;
+}
+
+/** The environment over the files' values: a variable set to a non-empty value wins. */
+function withFileFallbacks(environment: NodeJS.ProcessEnv, fromFiles: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...environment };
+  for (const [name, value] of Object.entries(fromFiles)) if (!environment[name]) merged[name] = value;
+  return merged;
 }

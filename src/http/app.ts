@@ -100,7 +100,11 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
 
   let consoleKeystone: ConsoleSessionKeystone | undefined;
   if (config.auth === 'keystone' && config.keystone) {
-    const enforcer = new PolicyEnforcer({ policyFile: config.policyFile });
+    const enforcer = new PolicyEnforcer({
+      policyFile: config.policyFile,
+      enforceNewDefaults: config.policyEnforceNewDefaults,
+      enforceScope: config.policyEnforceScope,
+    });
     for (const warning of enforcer.warnings) app.log.warn({ policyFile: config.policyFile }, warning);
     mayShowHealthDetails = keystoneAdminOnly({ settings: config.keystone, client: keystoneClient, enforcer });
     const client = new KeystoneClient(config.keystone);

@@ -48,8 +48,10 @@ const ADMIN_RULES = [
 describe("CloudKitty's default rules", () => {
   const enforcer = new PolicyEnforcer();
 
-  it('are exactly those of CloudKitty 17 (plus v2_rating:update_module of 21)', () => {
-    expect(enforcer.describeRules()).toEqual({
+  it("keep CloudKitty 17's check string for each of 17's rating rules (plus v2_rating:update_module of 21), under both defaults", () => {
+    // CloudKitty 22 kept every rating rule's check and added scope types and base rules
+    // (test/policy/ checks the rest); TARIFF_POLICY_ENFORCE_NEW_DEFAULTS=false ORs only the rules that have a deprecated one.
+    const seventeen = {
       context_is_admin: 'role:admin',
       admin_or_owner: '(is_admin:True or (role:admin and is_admin_project:True) or project_id:%(project_id)s)',
       default: '@',
@@ -61,7 +63,11 @@ describe("CloudKitty's default rules", () => {
       'v2_rating:list_modules': 'role:admin',
       'v2_rating:get_module': 'role:admin',
       'v2_rating:update_module': 'role:admin',
-    });
+    };
+    for (const enforceNewDefaults of [true, false]) {
+      expect(new PolicyEnforcer({ enforceNewDefaults }).describeRules()).toMatchObject(seventeen);
+    }
+    expect(Object.keys(seventeen).sort()).toEqual(CLOUDKITTY_DEFAULT_RULES.map((rule) => rule.name).sort());
     expect(CLOUDKITTY_DEFAULT_RULES.every((rule) => rule.description.length > 0)).toBe(true);
     expect(enforcer.warnings).toEqual([]);
   });

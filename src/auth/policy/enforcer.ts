@@ -1,12 +1,15 @@
 /**
- * The policy enforcer of Keystone mode: CloudKitty's default rules, overridden by an optional
- * oslo.policy file (YAML or JSON), evaluated with the rule language of `language.ts`.
+ * The policy enforcer of Keystone mode: CloudKitty's default rules (22+'s secure-RBAC ones, with
+ * their deprecated checks and scope types applied as `enforce_new_defaults` and `enforce_scope`
+ * say), overridden by an optional oslo.policy file (YAML or JSON), evaluated with the rule
+ * language of `language.ts`.
  */
 
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigurationError } from '../../config.js';
-import { CLOUDKITTY_DEFAULT_RULES, type PolicyRuleDefault } from './defaults.js';
+import type { PolicyRuleDefault } from './defaults.js';
+import { SECURE_RBAC_DEFAULT_RULES } from './defaults-secure-rbac.js';
 import { describeCheck, evaluateCheck, parseRule, type LegacyListRule, type PolicyCheck, type PolicyValues } from './language.js';
 
 /**
@@ -30,12 +33,31 @@ export interface PolicyCredentials {
   [key: string]: unknown;
 }
 
-/** Where the rules come from. */
+/** Where the rules come from, and how oslo.policy's two switches are set. */
 export interface PolicyEnforcerOptions {
   /** A policy file (YAML or JSON) whose rules override the defaults by name; absent: defaults only. */
   policyFile?: string;
-  /** The default rules; CloudKitty's by default. */
+  /** The default rules; CloudKitty 22+'s (defaults-secure-rbac.ts) when absent. */
   defaults?: readonly PolicyRuleDefault[];
+  /**
+   * oslo.policy compat: `[oslo_policy] enforce_new_defaults` (`TARIFF_POLICY_ENFORCE_NEW_DEFAULTS`).
+   * False: a default with a deprecated rule checks `new or deprecated`, unless the policy file
+   * names the rule. Default true (oslo.policy 4.4+).
+   */
+  enforceNewDefaults?: boolean;
+  /**
+   * oslo.policy compat: `[oslo_policy] enforce_scope` (`TARIFF_POLICY_ENFORCE_SCOPE`). True: a
+   * token whose scope (system, domain, else project) is not among the enforced default's
+   * `scopeTypes` is refused whatever the check says. Default true (oslo.policy 4.4+).
+   */
+  enforceScope?: boolean;
+}
+
+/** oslo.policy compat: `Enforcer._enforce_scope`'s view of a token: system, else domain, else project. */
+export function tokenScope(credentials: PolicyCredentials): 'system' | 'domain' | 'project' {
+  if (credentials.system_scope || credentials.system) return 'system';
+  if (credentials.domain_id) return 'domain';
+  return 'project';
 }
 
 /**
@@ -44,30 +66,65 @@ export interface PolicyEnforcerOptions {
  * oslo.policy compat, one deliberate difference: a `rule:` reference to an undefined rule denies,
  * where oslo.policy falls back to the `default` rule (unprotected in CloudKitty, so a typo there
  * grants access). Such references are listed in {@link PolicyEnforcer.warnings}.
+ * fix: a scope refused under `enforceScope` is a plain denial (403 on the routes); CloudKitty lets
+ * oslo.policy's `InvalidScope` escape its 403 handlers.
  */
 export class PolicyEnforcer {
   private readonly rules = new Map<string, PolicyCheck>();
-  /** Problems that do not stop loading (references to undefined rules), for the caller to log. */
+  /** Registered defaults' scope types, by rule name (oslo: checked even when a file overrides the rule). */
+  private readonly scopeTypes = new Map<string, readonly string[]>();
+  private readonly enforceScope: boolean;
+  /** Problems that do not stop loading (references to undefined rules, deprecated rules in use), for the caller to log. */
   readonly warnings: string[] = [];
 
   /**
    * @throws ConfigurationError when the policy file cannot be read or parsed, is not a mapping of
    *   rule names to rules, a rule fails to parse, or rules reference each other in a cycle. The
    *   message names the file and the rule.
+   * @throws Error when a default rule does not parse (a programming error).
    */
   constructor(options: PolicyEnforcerOptions = {}) {
-    for (const rule of options.defaults ?? CLOUDKITTY_DEFAULT_RULES) {
-      const parsed = parseRule(rule.check);
-      if (parsed.errors.length > 0) throw new Error(`default policy rule '${rule.name}' does not parse: ${parsed.errors.join('; ')}`);
-      this.rules.set(rule.name, parsed.check);
+    const enforceNewDefaults = options.enforceNewDefaults ?? true;
+    this.enforceScope = options.enforceScope ?? true;
+    const fileRules = options.policyFile === undefined ? new Map<string, PolicyCheck>() : loadFile(options.policyFile);
+    const combined: string[] = [];
+    for (const rule of options.defaults ?? SECURE_RBAC_DEFAULT_RULES) {
+      const check = parseDefault(rule.name, rule.check);
+      if (rule.scopeTypes !== undefined) this.scopeTypes.set(rule.name, rule.scopeTypes);
+      if (rule.deprecatedForRemoval !== undefined && fileRules.has(rule.name)) {
+        this.warnings.push(
+          `policy rule '${rule.name}' (overridden by the policy file) was deprecated for removal in ${rule.deprecatedForRemoval.since}; its value may be ignored in the future`,
+        );
+      }
+      const deprecated = rule.deprecatedRule;
+      if (deprecated === undefined) {
+        this.rules.set(rule.name, check);
+        continue;
+      }
+      // oslo.policy compat: `_handle_deprecated_rule`. A file overriding the old name (and not the
+      // new one) keeps its check for the new name, unless it only aliases the new rule.
+      const overriddenOld = deprecated.name !== rule.name ? fileRules.get(deprecated.name) : undefined;
+      if (overriddenOld !== undefined && !fileRules.has(rule.name) && describeCheck(overriddenOld) !== `rule:${rule.name}`) {
+        this.warnings.push(`policy rule '${deprecated.name}' of the policy file is deprecated in favour of '${rule.name}', which takes its check`);
+        this.rules.set(rule.name, overriddenOld);
+      } else if (!enforceNewDefaults && deprecated.check !== rule.check && !fileRules.has(rule.name)) {
+        this.rules.set(rule.name, { kind: 'or', checks: [check, parseDefault(deprecated.name, deprecated.check)] });
+        combined.push(rule.name);
+      } else {
+        this.rules.set(rule.name, check);
+      }
     }
-    if (options.policyFile !== undefined) this.loadFile(options.policyFile);
+    if (combined.length > 0) {
+      this.warnings.push(`enforce_new_defaults is false: policy rules ${combined.join(', ')} also allow what their deprecated defaults allowed`);
+    }
+    for (const [name, check] of fileRules) this.rules.set(name, check);
     this.checkReferences(options.policyFile ?? 'the default rules');
   }
 
   /**
    * Whether `credentials` may perform `ruleName` on `target` (the values `%(key)s` substitutes,
-   * e.g. `{ project_id }`; CloudKitty passes `{}` for every rating rule).
+   * e.g. `{ project_id }`; CloudKitty passes `{}` for every rating rule). Under `enforceScope`, a
+   * token of a scope the rule's default is not meant for is refused first.
    *
    * @throws Error when no rule has that name (a programming error; oslo.policy's `authorize`
    *   raises `PolicyNotRegistered`).
@@ -75,6 +132,8 @@ export class PolicyEnforcer {
   enforce(ruleName: string, target: PolicyValues, credentials: PolicyCredentials): boolean {
     const check = this.rules.get(ruleName);
     if (check === undefined) throw new Error(`no policy rule named '${ruleName}'`);
+    const scopes = this.scopeTypes.get(ruleName);
+    if (this.enforceScope && scopes !== undefined && !scopes.includes(tokenScope(credentials))) return false;
     // oslo.policy compat: Enforcer.enforce copies a truthy system_scope to `system`.
     const values: PolicyValues = credentials.system_scope ? { ...credentials, system: credentials.system_scope } : credentials;
     return evaluateCheck(check, target, values, (name) => this.rules.get(name), new Set([ruleName]));
@@ -83,21 +142,6 @@ export class PolicyEnforcer {
   /** The effective rules, name → check string in oslo.policy's canonical form (for logs and tests). */
   describeRules(): Record<string, string> {
     return Object.fromEntries([...this.rules].map(([name, check]) => [name, describeCheck(check)]));
-  }
-
-  private loadFile(path: string): void {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new ConfigurationError(`policy file ${path} cannot be read: ${(error as Error).message}`);
-    }
-    const document = parsePolicyDocument(path, text);
-    for (const [name, value] of Object.entries(document)) {
-      const parsed = parseRule(ruleSource(path, name, value));
-      if (parsed.errors.length > 0) throw new ConfigurationError(`policy file ${path}: rule '${name}' does not parse: ${parsed.errors.join('; ')}`);
-      this.rules.set(name, parsed.check);
-    }
   }
 
   /** oslo.policy compat: `check_rules` — undefined references warn; cycles are refused here. */
@@ -122,6 +166,30 @@ export class PolicyEnforcer {
       if (cycle) throw new ConfigurationError(`${source}: policy rules reference each other in a cycle: ${cycle.join(' -> ')}`);
     }
   }
+}
+
+/** A default rule's parsed check. @throws Error when it does not parse (a programming error). */
+function parseDefault(name: string, source: string): PolicyCheck {
+  const parsed = parseRule(source);
+  if (parsed.errors.length > 0) throw new Error(`default policy rule '${name}' does not parse: ${parsed.errors.join('; ')}`);
+  return parsed.check;
+}
+
+/** The rules of a policy file, by name. @throws ConfigurationError naming the file (and rule) when it cannot be read or parsed. */
+function loadFile(path: string): Map<string, PolicyCheck> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigurationError(`policy file ${path} cannot be read: ${(error as Error).message}`);
+  }
+  const rules = new Map<string, PolicyCheck>();
+  for (const [name, value] of Object.entries(parsePolicyDocument(path, text))) {
+    const parsed = parseRule(ruleSource(path, name, value));
+    if (parsed.errors.length > 0) throw new ConfigurationError(`policy file ${path}: rule '${name}' does not parse: ${parsed.errors.join('; ')}`);
+    rules.set(name, parsed.check);
+  }
+  return rules;
 }
 
 /**
