@@ -193,7 +193,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * every variable this file reads.
  */
 export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
-  ('AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB CHANGES_MAX_LIMIT CLOUDKITTY_TIMEZONE DATABASE_URL DB_POOL_SIZE DB_START_TIMEOUT DB_TIMEOUT ' +
+  ('AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB CHANGES_MAX_LIMIT CLOUDKITTY_API_URL CLOUDKITTY_BODY_LIMIT_MB CLOUDKITTY_CONNECT_TIMEOUT ' +
+    'CLOUDKITTY_CONNECTIONS CLOUDKITTY_TIMEOUT CLOUDKITTY_TIMEZONE DATABASE_URL DB_POOL_SIZE DB_START_TIMEOUT DB_TIMEOUT ' +
     'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST JSON_MAX_DEPTH ' +
     'KEYSTONE_AUTH_URL KEYSTONE_PASSWORD KEYSTONE_PROJECT_DOMAIN_ID KEYSTONE_PROJECT_DOMAIN_NAME KEYSTONE_PROJECT_NAME KEYSTONE_TIMEOUT ' +
     'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_LEVEL METRICS ' +
@@ -281,7 +282,9 @@ function cloudKittyApiSettings(environment: NodeJS.ProcessEnv): CloudKittyApiSet
       parsed = undefined;
     }
     if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash || parsed.username || parsed.password) {
-      throw new ConfigurationError(`TARIFF_CLOUDKITTY_API_URL must be an http(s) URL without query or credentials, such as http://cloudkitty-api:8889, got '${given}'`);
+      throw new ConfigurationError(
+        `TARIFF_CLOUDKITTY_API_URL must be an http(s) URL without query or credentials, such as http://cloudkitty-api:8889, got '${given}'`,
+      );
     }
     url = `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
   }

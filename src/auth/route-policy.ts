@@ -20,6 +20,27 @@ export function isPublicRoute(route: string): boolean {
 const ANY_TOKEN_ROUTES = new Set(['/v1/openapi.json']);
 
 /**
+ * CloudKitty's own resources that Tariff does not serve and forwards to the CloudKitty API behind
+ * it (`TARIFF_CLOUDKITTY_API_URL`, http/cloudkitty-forward/): each prefix is registered as itself
+ * and `<prefix>/*`, every method. CloudKitty compat: v1's `info`, `report`, `storage` and
+ * `collector` controllers and v2's `summary`, `dataframes`, `scope` and `task` blueprints
+ * (`cloudkitty/api/v1/controllers/__init__.py`, `cloudkitty/api/v2/__init__.py`); `rating` is
+ * Tariff's own, in both versions.
+ */
+export const CLOUDKITTY_FORWARDED_PREFIXES = [
+  '/v1/info',
+  '/v1/report',
+  '/v1/storage',
+  '/v1/collector',
+  '/v2/summary',
+  '/v2/dataframes',
+  '/v2/scope',
+  '/v2/task',
+] as const;
+
+const FORWARDED_ROUTES = new Set(CLOUDKITTY_FORWARDED_PREFIXES.flatMap((prefix) => [prefix, `${prefix}/*`]));
+
+/**
  * The rule guarding a route (its registered pattern, e.g. `/v1/rating/modules/:module_id`).
  *
  * CloudKitty compat: `rating:module_config` guards every `module_config/*` route and
@@ -28,11 +49,16 @@ const ANY_TOKEN_ROUTES = new Set(['/v1/openapi.json']);
  * uses `rating:quote` too. fix: CloudKitty never checks `v2_rating:list_modules` on
  * `GET /v2/rating/modules` (any token lists the modules); Tariff does.
  *
+ * Forwarded CloudKitty routes ({@link CLOUDKITTY_FORWARDED_PREFIXES}) need a valid token and no
+ * rule: CloudKitty validates the token again and applies its own policy (`report:get_summary`,
+ * `summary:get_summary` with the caller's project as target, …), which Tariff's target-less
+ * enforcement could not match (api.md "Forwarded routes").
+ *
  * @returns the rule name; null for routes any valid token may call; `context_is_admin` for a
  *   route this table does not know (closed by default).
  */
 export function policyRuleFor(method: string, route: string): string | null {
-  if (ANY_TOKEN_ROUTES.has(route)) return null;
+  if (ANY_TOKEN_ROUTES.has(route) || FORWARDED_ROUTES.has(route)) return null;
   // Tariff's Prometheus metrics (issue 15) on the API's port: operators' data, admin only. A
   // scraper without a token uses TARIFF_METRICS_PORT, where no token is asked.
   if (route === '/metrics') return 'context_is_admin';

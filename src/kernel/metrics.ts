@@ -10,9 +10,21 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { RequestSeries } from './request-series.js';
+import { TARIFF_VERSION } from './version.js';
 
 /** A database error worth counting: why requests failed or were repeated. */
 export type DatabaseErrorKind = 'timeout' | 'lost_connection' | 'deadlock_retried';
+
+/**
+ * Why a request forwarded to CloudKitty's API failed: `unreachable` (no connection: refused, no
+ * such host, or not within the connect timeout; a 502), `timeout` (no answer within the answer
+ * timeout; a 504), `connection_lost` (the connection closed or failed before the answer; a 502),
+ * `answer_cut` (the answer's body broke off after its headers were passed on: the caller's
+ * connection is cut).
+ */
+export type ForwardErrorKind = 'unreachable' | 'timeout' | 'connection_lost' | 'answer_cut';
+
+const FORWARD_ERROR_KINDS: readonly ForwardErrorKind[] = ['unreachable', 'timeout', 'connection_lost', 'answer_cut'];
 
 /** The connections of the database pool at one moment (SQLite: its one connection). */
 export interface PoolStatistics {
@@ -84,6 +96,12 @@ export class TariffMetrics {
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
+  private readonly forwardErrors = new Counter({
+    name: 'tariff_forward_errors_total',
+    help: "Requests forwarded to CloudKitty's API that failed, by kind: unreachable (502), timeout (504), connection_lost (502), answer_cut (the answer broke off midway).",
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
   private readonly quotePoints = new Counter({
     name: 'tariff_quote_points_total',
     help: 'Dataframe points priced by quotes (v1 resources and v2 points).',
@@ -117,6 +135,15 @@ export class TariffMetrics {
       ) as unknown as Metric,
     );
     for (const kind of ['timeout', 'lost_connection', 'deadlock_retried'] as const) this.databaseErrors.labels(kind).inc(0);
+    new Gauge({
+      name: 'tariff_build_info',
+      help: "Always 1: the running Tariff's version (package.json) and Node.js version as labels.",
+      labelNames: ['version', 'node_version'] as const,
+      registers: [this.registry],
+    })
+      .labels(TARIFF_VERSION, process.version)
+      .set(1);
+    for (const kind of FORWARD_ERROR_KINDS) this.forwardErrors.labels(kind).inc(0);
     this.gauge('tariff_database_pool_connections_in_use', 'Database connections lent to a query or a transaction.', () => this.poolSource?.().inUse);
     this.gauge('tariff_database_pool_connections_idle', 'Database connections open and free.', () => this.poolSource?.().idle);
     this.gauge('tariff_database_pool_waiting', 'Queries and transactions waiting for a database connection.', () => this.poolSource?.().waiting);
@@ -161,6 +188,11 @@ export class TariffMetrics {
   /** Counts one database error of `kind`. */
   databaseError(kind: DatabaseErrorKind): void {
     this.databaseErrors.labels(kind).inc();
+  }
+
+  /** Counts one request forwarded to CloudKitty's API that failed, by {@link ForwardErrorKind}. */
+  forwardError(kind: ForwardErrorKind): void {
+    this.forwardErrors.labels(kind).inc();
   }
 
   /** Counts one priced quote: its points (v1 resources, v2 points) and its duration in seconds. */
