@@ -5,7 +5,7 @@
  * a token passing `context_is_admin`, anyone else the plain answer), the database check's failure
  * as a 503 naming it, and the settings' errors.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -118,8 +118,9 @@ describe('/healthcheck', () => {
     const answer = await get(server, '/healthcheck?detailed', { accept: 'application/json' });
     expect(answer.statusCode).toBe(200);
     const body = JSON.parse(answer.body);
-    expect(Object.keys(body)).toEqual(['detailed', 'node_version', 'now', 'platform', 'reasons']);
+    expect(Object.keys(body)).toEqual(['detailed', 'node_version', 'now', 'platform', 'reasons', 'version']);
     expect(body.detailed).toBe(true);
+    expect(body.version).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
     expect(body.now).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
     expect(body.reasons.map((reason: { check: string; reason: string }) => [reason.check, reason.reason])).toEqual([
       ['disable_by_file', 'OK'],

@@ -4,6 +4,7 @@
  */
 import { hostname, machine, release, type } from 'node:os';
 import type { HealthResult } from './checks.js';
+import { TARIFF_VERSION } from '../../kernel/version.js';
 
 /** A check's result with the check's name. */
 export interface NamedResult extends HealthResult {
@@ -46,7 +47,7 @@ function sortedKeys(value: unknown): unknown {
  * oslo.middleware compat: `{"detailed": false, "reasons": ["OK"]}`; detailed, every reason is
  * `{"class", "details", "reason"}` with the server's `now` (UTC) and `platform`. Tariff's
  * differences: each reason also names its `check`, `node_version` stands for `python_version`,
- * and there is no `gc`, `threads` or `greenthreads`.
+ * `version` is Tariff's (package.json), and there is no `gc`, `threads` or `greenthreads`.
  */
 export function jsonBody(results: readonly NamedResult[], detailed: boolean): string {
   const body = detailed
@@ -55,6 +56,7 @@ export function jsonBody(results: readonly NamedResult[], detailed: boolean): st
         now: pythonUtcNow(),
         platform: platformName(),
         node_version: process.version,
+        version: TARIFF_VERSION,
         reasons: results.map((result) => ({ class: 'HealthcheckResult', check: result.check, reason: result.reason, details: result.details })),
       }
     : { detailed: false, reasons: results.map((result) => result.reason) };
@@ -81,6 +83,7 @@ export function htmlBody(results: readonly NamedResult[], detailed: boolean): st
       '<H1>Server status</H1>',
       `<B>Server hostname:</B><PRE>${escapeHtml(hostname())}</PRE>`,
       `<B>Current time:</B><PRE>${escapeHtml(pythonUtcNow())}</PRE>`,
+      `<B>Tariff version:</B><PRE>${escapeHtml(TARIFF_VERSION)}</PRE>`,
       `<B>Node.js version:</B><PRE>${escapeHtml(process.version)}</PRE>`,
       `<B>Platform:</B><PRE>${escapeHtml(platformName())}</PRE>`,
       '<HR></HR>',
