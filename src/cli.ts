@@ -1,9 +1,14 @@
 /**
  * The `tariff` command: `tariff serve` (default) runs the API; `tariff db upgrade` applies the
  * migrations and exits; `tariff price-list …` is the operator's client of a running server
- * (src/client/). Configuration comes from the environment (see config.ts; the client's: client/settings.ts).
+ * (src/client/); `tariff status upgrade check` checks before an upgrade (src/status/). Configuration
+ * comes from the environment over `--config-file` (config.ts, config-file/; the client's: client/settings.ts).
  */
-import { ConfigurationError, loadConfig } from './config.js';
+import { ConfigurationError, environmentVariables } from './config.js';
+import { loadConfiguration, splitConfigFileArguments } from './config-file/load.js';
+import type { ConfigFileArguments } from './config-file/files.js';
+import { runStatusCommand, STATUS_USAGE } from './status/command.js';
+import { TARIFF_VERSION } from './kernel/version.js';
 import { TariffError } from './kernel/errors.js';
 import { DatabaseOpenError, openDatabase } from './database/connection.js';
 import { MigrationError, upgradeDatabase, type UpgradeReport } from './database/migrate.js';
@@ -20,6 +25,11 @@ const USAGE = `usage: tariff [serve | db upgrade [--dry-run] | price-list export
                         17-22 database has its rating tables upgraded in place (README: Migrating
                         from CloudKitty)
   db upgrade --dry-run  print what 'db upgrade' would change, changing nothing
+${STATUS_USAGE}
+  --config-file PATH    read CloudKitty's cloudkitty.conf (and a [tariff] section) under the
+                        environment; repeatable, later files win (README: Configuration files)
+  --config-dir DIR      then read DIR/*.conf in name order
+  --version             print Tariff's version
 ${PRICE_LIST_USAGE}`;
 
 /** Past the drain's timeout, how long closing the sandbox and the database may take before the process exits anyway. */
@@ -31,9 +41,9 @@ const SHUTDOWN_GRACE_MS = 5000;
  * closing failed, or when it still had not finished {@link SHUTDOWN_GRACE_MS} after the timeout.
  * A second signal of the same kind ends the process at once (Node's default).
  */
-async function serve(): Promise<void> {
-  const config = loadConfig();
-  const server = await startServer(config);
+async function serve(configFiles: ConfigFileArguments): Promise<void> {
+  const { config, fileSettings } = loadConfiguration(configFiles, environmentVariables());
+  const server = await startServer(config, { fileSettings });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       server.app.log.info({ signal }, 'shutting down');
@@ -82,8 +92,8 @@ function printReport(description: string, report: UpgradeReport, dryRun: boolean
   else if (dryRun) console.log('dry run: nothing was changed');
 }
 
-async function upgrade(dryRun: boolean): Promise<void> {
-  const config = loadConfig();
+async function upgrade(dryRun: boolean, configFiles: ConfigFileArguments): Promise<void> {
+  const { config } = loadConfiguration(configFiles, environmentVariables());
   // Migration statements (DDL on an adopted CloudKitty database) get the start-up's bound, not a request's.
   const database = openDatabase(config.databaseUrl, { cloudKittyTimeZone: config.cloudKittyTimeZone, timeoutMs: config.databaseStartTimeoutMs });
   try {
@@ -98,11 +108,14 @@ export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'price-list') {
     return runPriceListCommand(argv.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, environment: processEnvironment() });
   }
-  const command = argv.join(' ');
   try {
-    if (command === '' || command === 'serve') await serve();
-    else if (command === 'db upgrade') await upgrade(false);
-    else if (command === 'db upgrade --dry-run') await upgrade(true);
+    const { rest, configFiles } = splitConfigFileArguments(argv);
+    const command = rest.join(' ');
+    if (rest[0] === 'status') return await runStatusCommand(rest.slice(1), configFiles, environmentVariables());
+    if (command === '' || command === 'serve') await serve(configFiles);
+    else if (command === 'db upgrade') await upgrade(false, configFiles);
+    else if (command === 'db upgrade --dry-run') await upgrade(true, configFiles);
+    else if (command === '--version') console.log(`tariff ${TARIFF_VERSION}`);
     else if (command === '--help' || command === 'help') console.log(USAGE);
     else {
       console.error(USAGE);

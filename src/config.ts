@@ -193,14 +193,16 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * every variable this file reads.
  */
 export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
-  ('AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB CHANGES_MAX_LIMIT CLOUDKITTY_API_URL CLOUDKITTY_BODY_LIMIT_MB CLOUDKITTY_CONNECT_TIMEOUT ' +
+  (
+    'AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB CHANGES_MAX_LIMIT CLOUDKITTY_API_URL CLOUDKITTY_BODY_LIMIT_MB CLOUDKITTY_CONNECT_TIMEOUT ' +
     'CLOUDKITTY_CONNECTIONS CLOUDKITTY_TIMEOUT CLOUDKITTY_TIMEZONE DATABASE_URL DB_POOL_SIZE DB_START_TIMEOUT DB_TIMEOUT ' +
     'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST JSON_MAX_DEPTH ' +
     'KEYSTONE_AUTH_URL KEYSTONE_PASSWORD KEYSTONE_PROJECT_DOMAIN_ID KEYSTONE_PROJECT_DOMAIN_NAME KEYSTONE_PROJECT_NAME KEYSTONE_TIMEOUT ' +
     'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_LEVEL METRICS ' +
     'METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS ' +
     'QUOTE_BODY_LIMIT_MB SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
-    'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT TOKEN_CACHE_TIME')
+    'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT TOKEN_CACHE_TIME'
+  )
     .split(' ')
     .map((name) => `TARIFF_${name}`),
 );
@@ -405,6 +407,11 @@ function sandboxCount(environment: NodeJS.ProcessEnv, name: string, fallback: nu
   const value = Number(text);
   if (!Number.isInteger(value) || value < minimum) throw new ConfigurationError(`${name} must be a whole number of at least ${minimum}, got '${text}'`);
   return value;
+}
+
+/** The process's environment variables, for callers that pass them on (src/config-file/load.ts): this module stays the one that reads `process.env`. */
+export function environmentVariables(): NodeJS.ProcessEnv {
+  return process.env;
 }
 
 /** The environment over the files' values: a variable set to a non-empty value wins. */

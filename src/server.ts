@@ -15,6 +15,8 @@ import { DatabaseUnavailableError } from './database/errors.js';
 import { ScriptSandbox } from './rating/pyscripts/sandbox/index.js';
 import { TariffMetrics } from './kernel/metrics.js';
 import { listenForMetrics } from './http/metrics-listener.js';
+import { TARIFF_VERSION } from './kernel/version.js';
+import type { FileSettings } from './config-file/settings.js';
 
 /**
  * Waits until the database answers `select 1`, logging once that it waits, at most `timeoutMs`.
@@ -90,6 +92,25 @@ export interface RunningServer {
 
 /** Requests in flight named in the log when a drain cuts them, at most. */
 
+/** What {@link startServer} is told besides the configuration. */
+export interface StartOptions {
+  /** What `--config-file` gave (config-file/settings.ts): logged once at start-up. */
+  fileSettings?: FileSettings;
+}
+
+/**
+ * Logs the configuration files read, once: the files, the options Tariff does not use (each named
+ * once, not refused: CloudKitty's processor options, keystonemiddleware's cache), and what was
+ * dropped on the way (a database URL's driver options).
+ */
+function logConfigFiles(logger: Logger, settings: FileSettings | undefined): void {
+  if (settings === undefined || settings.files.length === 0) return;
+  logger.info(
+    { config_files: settings.files, unused_options: settings.unusedOptions, notes: settings.notes.length > 0 ? settings.notes : undefined },
+    'configuration files read (the environment wins over them); the options listed as unused mean nothing to Tariff',
+  );
+}
+
 /**
  * Opens the database, applies migrations (Tariff's and the rating modules'), builds the app with
  * the default rating modules (`rating/registry.ts`) and listens on `config.host:port`.
@@ -97,8 +118,9 @@ export interface RunningServer {
  * @throws ConfigurationError for a bad database URL; MigrationError when a migration fails; the
  *   listen error when the port is taken.
  */
-export async function startServer(config: TariffConfig): Promise<RunningServer> {
+export async function startServer(config: TariffConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel });
+  logConfigFiles(logger, options.fileSettings);
   const metrics = config.metrics ? new TariffMetrics() : undefined;
   const database = openDatabase(config.databaseUrl, {
     metrics,
@@ -145,7 +167,7 @@ export async function startServer(config: TariffConfig): Promise<RunningServer> 
       });
     if (applied.length > 0) app.log.info({ migrations: applied.map((result) => result.migrationName) }, 'database migrated');
     const url = await app.listen({ host: config.host, port: config.port });
-    app.log.info({ database: database.description, url }, 'Tariff is serving the rating API');
+    app.log.info({ version: TARIFF_VERSION, database: database.description, url }, 'Tariff is serving the rating API');
     const metricsListener =
       metrics && config.metricsPort !== undefined ? await listenForMetrics(metrics, { host: config.host, port: config.metricsPort }) : undefined;
     if (metricsListener) app.log.info({ url: `${metricsListener.url}/metrics` }, 'Tariff is serving its metrics');

@@ -41,13 +41,16 @@ export class LoginRefusedError extends TariffError {
   }
 }
 
-/** A user's login: the password method, scoped to a project; user and project domains by name. */
+/** A user's login: the password method, scoped to a project; user and project domains by name, or by id when given. */
 export interface PasswordCredentials {
   userName: string;
   password: string;
   projectName: string;
   userDomainName: string;
   projectDomainName: string;
+  /** Sent instead of {@link userDomainName} when set (keystoneauth compat: `user_domain_id` wins). */
+  userDomainId?: string;
+  projectDomainId?: string;
 }
 
 /** A token Keystone issued to a user, and who it speaks for. */
@@ -100,11 +103,14 @@ interface KeystoneFault {
 }
 
 /** The body of a password login scoped to a project (`POST /v3/auth/tokens`). */
-function passwordLogin({ userName, password, userDomainName, projectName, projectDomainName }: PasswordCredentials) {
+function passwordLogin({ userName, password, userDomainName, projectName, projectDomainName, userDomainId, projectDomainId }: PasswordCredentials) {
   return {
     auth: {
-      identity: { methods: ['password'], password: { user: { name: userName, password, domain: { name: userDomainName } } } },
-      scope: { project: { name: projectName, domain: { name: projectDomainName } } },
+      identity: {
+        methods: ['password'],
+        password: { user: { name: userName, password, domain: userDomainId ? { id: userDomainId } : { name: userDomainName } } },
+      },
+      scope: { project: { name: projectName, domain: projectDomainId ? { id: projectDomainId } : { name: projectDomainName } } },
     },
   };
 }
@@ -239,8 +245,8 @@ export class KeystoneClient {
   }
 
   private async logIn(signal: AbortSignal): Promise<ServiceToken> {
-    const { username, password, userDomainName, projectName, projectDomainName } = this.settings;
-    const body = passwordLogin({ userName: username, password, userDomainName, projectName, projectDomainName });
+    const { username, password, userDomainName, projectName, projectDomainName, userDomainId, projectDomainId } = this.settings;
+    const body = passwordLogin({ userName: username, password, userDomainName, projectName, projectDomainName, userDomainId, projectDomainId });
     const response = await fetchOnce(`${this.settings.authUrl}/auth/tokens?nocatalog`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
