@@ -14,6 +14,7 @@ import { defaultModules, type ModuleDependencies } from './rating/registry.js';
 import { ratingApi } from './rating/routes.js';
 import { RatingSnapshotCache } from './rating/quote/snapshot.js';
 import { TariffMetrics } from './kernel/metrics.js';
+import { registerCloudKittyForward } from './http/cloudkitty-forward/index.js';
 
 /** Builds a list of rating modules from the process's dependencies (the sandbox). */
 export type ModuleList = (dependencies: ModuleDependencies) => RatingModule[];
@@ -51,13 +52,14 @@ export interface TariffAppOptions {
 
 /**
  * Creates the Tariff app: the HTTP shell with the rating API of `modules` under `/v1/rating`,
- * `/v1/billing` and `/v2/rating`. The caller listens (or injects) and closes it.
+ * `/v1/billing` and `/v2/rating`, and CloudKitty's other routes forwarded to
+ * `config.cloudKitty.url` (http/cloudkitty-forward/). The caller listens (or injects) and closes it.
  *
  * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded.
  */
 export function buildTariffApp({ config, database, modules, logger, loggerInstance, keystoneClient, ...options }: TariffAppOptions): Promise<TariffApp> {
   const metrics = options.metrics ?? (config.metrics ? new TariffMetrics() : undefined);
-  const routes = ratingApi({
+  const rating = ratingApi({
     database,
     modules,
     snapshots: new RatingSnapshotCache(database, modules, metrics),
@@ -67,5 +69,10 @@ export function buildTariffApp({ config, database, modules, logger, loggerInstan
     priceListLimits: { maxAliases: config.priceListMaxAliases, maxDepth: config.jsonMaxDepth, maxProblems: config.priceListMaxProblems },
     changesMaxLimit: config.changesMaxLimit,
   });
+  // CloudKitty's routes Tariff does not serve: forwarded to its API, or a 404 naming the setting.
+  const routes = async (app: TariffApp) => {
+    await registerCloudKittyForward(app, { settings: config.cloudKitty, metrics });
+    await rating(app);
+  };
   return buildApp({ config, routes, logger, loggerInstance, keystoneClient, database, metrics });
 }
