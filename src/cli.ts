@@ -17,8 +17,9 @@ import { ratingModules } from './application.js';
 import { PRICE_LIST_USAGE } from './client/arguments.js';
 import { runPriceListCommand } from './client/price-list-commands.js';
 import { processEnvironment } from './client/settings.js';
+import { POLICY_USAGE, runPolicyCommand } from './auth/policy/command.js';
 
-const USAGE = `usage: tariff [serve | db upgrade [--dry-run] | price-list export|diff|apply ...]
+const USAGE = `usage: tariff [serve | db upgrade [--dry-run] | policy sample | price-list export|diff|apply ...]
 
   serve                 run the rating API (TARIFF_HOST, TARIFF_PORT, TARIFF_DATABASE_URL, TARIFF_LOG_LEVEL)
   db upgrade            apply the database migrations to TARIFF_DATABASE_URL and exit; a CloudKitty
@@ -30,6 +31,7 @@ ${STATUS_USAGE}
                         environment; repeatable, later files win (README: Configuration files)
   --config-dir DIR      then read DIR/*.conf in name order
   --version             print Tariff's version
+${POLICY_USAGE}
 ${PRICE_LIST_USAGE}`;
 
 /** Past the drain's timeout, how long closing the sandbox and the database may take before the process exits anyway. */
@@ -105,6 +107,7 @@ async function upgrade(dryRun: boolean, configFiles: ConfigFileArguments): Promi
 
 /** Runs the command line; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'policy') return runPolicyCommand(argv.slice(1), { stdout: process.stdout, stderr: process.stderr });
   if (argv[0] === 'price-list') {
     return runPriceListCommand(argv.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, environment: processEnvironment() });
   }
