@@ -14,11 +14,12 @@ export interface ConvertedDatabaseUrl {
 }
 
 /**
- * SQLAlchemy's URL pattern (`sqlalchemy/engine/url.py`, `_parse_url`): the password runs to the
- * last `@` before the host, so unescaped `/`, `#` or `?` in it are read as SQLAlchemy reads them.
+ * SQLAlchemy 1.4's URL pattern (`sqlalchemy/engine/url.py`, `_parse_url`; Debian's, under
+ * CloudKitty 17), so unescaped `/`, `#`, `?` or `:` in a password are read as SQLAlchemy reads
+ * them. An `@` in a password must be written `%40`, as SQLAlchemy 1.4 requires.
  */
 const SQLALCHEMY_URL =
-  /^(?<scheme>[\w+]+):\/\/(?:(?<user>[^:/]*)(?::(?<password>.*))?@)?(?:\[(?<ipv6>[^/?]+)\]|(?<host>[^/:?]*))?(?::(?<port>[^/?]*))?(?:\/(?<database>[^?]*))?(?:\?(?<query>.*))?$/s;
+  /^(?<scheme>[\w+]+):\/\/(?:(?<user>[^:/]*)(?::(?<password>[^@]*))?@)?(?:\[(?<ipv6>[^/?]+)\]|(?<host>[^/:?]*))?(?::(?<port>[^/?]*))?(?:\/(?<database>[^?]*))?(?:\?(?<query>.*))?$/s;
 
 /** The MySQL drivers oslo.db deployments name (`mysql+pymysql` is the usual one). */
 const MYSQL_SCHEMES = /^(mysql|mariadb)(\+(pymysql|mysqldb|mysqlconnector|mariadbconnector|asyncmy|aiomysql))?$/;
@@ -33,19 +34,9 @@ const DROPPED_OPTIONS: Readonly<Record<'mysql' | 'postgres', readonly string[]>>
 /** libpq options node-postgres reads from the URL as psycopg2 passes them to libpq: kept. */
 const POSTGRES_KEPT = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'application_name', 'host', 'port', 'options'];
 
-/** Python's `urllib.parse.unquote`: `%XX` decoded, malformed escapes kept as written. */
+/** Python's `urllib.parse.unquote`: each run of `%XX` escapes decoded as UTF-8, invalid bytes as U+FFFD; other text as written. */
 function unquote(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text.replace(/%[0-9a-fA-F]{2}/g, (escape) => {
-      try {
-        return decodeURIComponent(escape);
-      } catch {
-        return escape;
-      }
-    });
-  }
+  return text.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => new TextDecoder().decode(Uint8Array.from(run.slice(1).split('%'), (hex) => parseInt(hex, 16))));
 }
 
 function queryOptions(query: string | undefined): [string, string][] {
@@ -111,7 +102,8 @@ export function convertSqlAlchemyUrl(text: string): ConvertedDatabaseUrl {
   if (port && !/^\d{1,5}$/.test(port)) throw new UnusableDatabaseUrlError(`the port must be a number, got '${port}'`);
   const hostPart = ipv6 !== undefined ? `[${ipv6}]` : host || 'localhost';
   const portPart = port ? `:${port}` : '';
-  const path = database === '' ? '' : `/${encodeURIComponent(unquote(database))}`;
+  // SQLAlchemy hands the database name to the driver as written (not unquoted).
+  const path = database === '' ? '' : `/${encodeURIComponent(database)}`;
   const base = `${kind === 'mysql' ? 'mysql' : 'postgresql'}://${credentials(user, password)}${hostPart}${portPart}${path}`;
   return { url: kept.length > 0 ? `${base}?${kept.join('&')}` : base, dropped };
 }
