@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# A small "drop-in cloud" on 127.0.0.1 for the tempest and Horizon harnesses (see README.md):
+# the real Keystone (test/keystone/setup.sh), the real CloudKitty 17 API in Keystone mode
+# (Debian's cloudkitty-api under uwsgi) and a real Tariff process in Keystone mode forwarding
+# the routes it does not serve to that CloudKitty. Keystone's catalog has a `rating` service with
+# one public endpoint per region: CLOUD_TARIFF_REGION -> Tariff, CLOUD_CLOUDKITTY_REGION ->
+# CloudKitty 17, so a client picks its target by region.
+# Idempotent: run it again with the same CLOUD_DIR and it keeps what runs with the same settings.
+# Prints the path of $CLOUD_DIR/env.sh on stdout (last line); progress goes to stderr.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "$0")" && pwd -P)"
+ROOT="$(cd "$HERE/../.." && pwd -P)"
+log() { echo "[cloud] $*" >&2; }
+die() { echo "[cloud] ERROR: $*" >&2; exit 1; }
+PY=/usr/bin/python3
+
+# ---------------------------------------------------------------------------------------------
+# Knobs
+# ---------------------------------------------------------------------------------------------
+CLOUD_TARIFF_REGION="${CLOUD_TARIFF_REGION:-RegionOne}"
+CLOUD_CLOUDKITTY_REGION="${CLOUD_CLOUDKITTY_REGION:-CloudKitty17}"
+CLOUD_CLOUDKITTY_USER=cloudkitty
+CLOUD_CLOUDKITTY_PASSWORD="${CLOUD_CLOUDKITTY_PASSWORD:-cloudkitty-secret}"
+CLOUD_CLOUDKITTY_PROCESSES="${CLOUD_CLOUDKITTY_PROCESSES:-2}"
+CLOUD_CLOUDKITTY_THREADS="${CLOUD_CLOUDKITTY_THREADS:-8}"
+CLOUD_START_TIMEOUT="${CLOUD_START_TIMEOUT:-90}"
+CLOUD_NODE="${CLOUD_NODE:-$(command -v node)}"
+[ "$CLOUD_TARIFF_REGION" != "$CLOUD_CLOUDKITTY_REGION" ] || die "CLOUD_TARIFF_REGION and CLOUD_CLOUDKITTY_REGION must differ"
+for p in cloudkitty-api python3-cloudkitty uwsgi-core uwsgi-plugin-python3; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || die "Debian package $p is missing (apt-get install -y $p)"
+done
+[ -f "$ROOT/dist/cli.js" ] || die "$ROOT/dist is not built (npm run build)"
+
+if [ -z "${CLOUD_DIR:-}" ]; then CLOUD_DIR="$(mktemp -d "${TMPDIR:-/tmp}/tariff-cloud.XXXXXX")"; fi
+mkdir -p "$CLOUD_DIR/cloudkitty/log" "$CLOUD_DIR/cloudkitty/lock" "$CLOUD_DIR/tariff"
+CLOUD_DIR="$(cd "$CLOUD_DIR" && pwd -P)"
+CK_DIR="$CLOUD_DIR/cloudkitty"
+TARIFF_DIR="$CLOUD_DIR/tariff"
+
+# ---------------------------------------------------------------------------------------------
+# Ports: free ones on first run, the same ones again on a re-run with this CLOUD_DIR
+# ---------------------------------------------------------------------------------------------
+free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port_busy() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
+# shellcheck disable=SC1091
+[ -f "$CLOUD_DIR/ports.env" ] && . "$CLOUD_DIR/ports.env"
+CLOUD_KEYSTONE_PORT="${CLOUD_KEYSTONE_PORT:-$(free_port)}"
+CLOUD_CLOUDKITTY_PORT="${CLOUD_CLOUDKITTY_PORT:-$(free_port)}"
+CLOUD_TARIFF_PORT="${CLOUD_TARIFF_PORT:-$(free_port)}"
+printf 'CLOUD_KEYSTONE_PORT=%s\nCLOUD_CLOUDKITTY_PORT=%s\nCLOUD_TARIFF_PORT=%s\n' \
+  "$CLOUD_KEYSTONE_PORT" "$CLOUD_CLOUDKITTY_PORT" "$CLOUD_TARIFF_PORT" >"$CLOUD_DIR/ports.env"
+CLOUD_CLOUDKITTY_URL="http://127.0.0.1:$CLOUD_CLOUDKITTY_PORT"
+CLOUD_TARIFF_URL="http://127.0.0.1:$CLOUD_TARIFF_PORT"
+
+# A pid from a pid file, if that process is alive and runs in the given dir.
+pid_in() {  # pid_in PIDFILE DIR
+  local pid
+  [ -s "$1" ] || return 1
+  pid="$(tr -dc 0-9 <"$1")"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$2" ] && echo "$pid"
+}
+stop_pid() {  # stop_pid PID: SIGTERM, 15 s, SIGKILL (the process and its children)
+  local pid="$1" children
+  children="$(pgrep -P "$pid" || true)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for p in $pid $children; do kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null; done
+  return 0
+}
+wait_http() {  # wait_http URL PIDFILE DIR NAME LOG
+  local deadline=$((SECONDS + CLOUD_START_TIMEOUT))
+  until curl -s -o /dev/null --max-time 3 "$1"; do
+    if [ "$SECONDS" -ge "$deadline" ] || ! pid_in "$2" "$3" >/dev/null; then
+      tail -n 40 "$5" >&2 2>/dev/null || true
+      die "$4 did not answer GET $1 within ${CLOUD_START_TIMEOUT} s (log: $5)"
+    fi
+    sleep 0.3
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# 1. Keystone (test/keystone/setup.sh), its rating endpoint in CLOUD_TARIFF_REGION -> Tariff
+# ---------------------------------------------------------------------------------------------
+t0=$SECONDS
+keystone_env="$(KEYSTONE_DIR="$CLOUD_DIR/keystone" KEYSTONE_PORT="$CLOUD_KEYSTONE_PORT" \
+  KEYSTONE_REGION="$CLOUD_TARIFF_REGION" RATING_ENDPOINT_URL="$CLOUD_TARIFF_URL" \
+  "$ROOT/test/keystone/setup.sh" | tail -n 1)"
+# shellcheck disable=SC1090
+. "$keystone_env"
+log "keystone ready in $((SECONDS - t0)) s on $KEYSTONE_URL"
+
+# ---------------------------------------------------------------------------------------------
+# 2. The second region, CloudKitty's service user, the `rating` role
+# ---------------------------------------------------------------------------------------------
+t0=$SECONDS
+export CLOUD_TARIFF_REGION CLOUD_CLOUDKITTY_REGION CLOUD_CLOUDKITTY_USER CLOUD_CLOUDKITTY_PASSWORD \
+  CLOUD_CLOUDKITTY_URL CLOUD_TARIFF_URL
+$PY "$HERE/provision.py" || die "provisioning the second region and the cloudkitty user failed"
+log "regions and identities ready in $((SECONDS - t0)) s"
+
+# ---------------------------------------------------------------------------------------------
+# 3. CloudKitty 17 API, Keystone mode, SQLite, uwsgi
+# ---------------------------------------------------------------------------------------------
+t0=$SECONDS
+CK_CONF="$CK_DIR/cloudkitty.conf"
+CK_PID_FILE="$CK_DIR/uwsgi.pid"
+CK_LOG="$CK_DIR/log/cloudkitty.log"
+[ -f "$CK_DIR/policy.yaml" ] || echo '{}' >"$CK_DIR/policy.yaml"
+sed -e "s#^disable_by_file_path = .*#disable_by_file_path = $CK_DIR/healthcheck_disable#" \
+  /etc/cloudkitty/api_paste.ini >"$CK_DIR/api_paste.ini"
+cat >"$CK_CONF.new" <<EOF
+# Written by test/cloud/setup.sh
+[DEFAULT]
+auth_strategy = keystone
+api_paste_config = $CK_DIR/api_paste.ini
+# No RabbitMQ: the in-process fake driver swallows the API's RPC casts (module enable/reload).
+transport_url = fake:/
+host = cloudkitty-cloud
+debug = false
+log_file = $CK_LOG
+
+[api]
+host_ip = 127.0.0.1
+port = $CLOUD_CLOUDKITTY_PORT
+
+[database]
+connection = sqlite:///$CK_DIR/cloudkitty.sqlite
+
+[storage]
+# v1 sqlalchemy storage: no InfluxDB/Elasticsearch; serves /v1/report and /v1/storage (empty).
+backend = sqlalchemy
+version = 1
+
+[oslo_concurrency]
+lock_path = $CK_DIR/lock
+
+[oslo_policy]
+policy_file = $CK_DIR/policy.yaml
+
+[keystone_authtoken]
+auth_type = password
+auth_url = $KEYSTONE_BASE_URL
+www_authenticate_uri = $KEYSTONE_BASE_URL
+username = $CLOUD_CLOUDKITTY_USER
+password = $CLOUD_CLOUDKITTY_PASSWORD
+project_name = $KEYSTONE_SERVICE_PROJECT
+user_domain_name = Default
+project_domain_name = Default
+region_name = $CLOUD_CLOUDKITTY_REGION
+EOF
+# uwsgi: the shipped /etc/cloudkitty/cloudkitty-api-uwsgi.ini's settings, fewer processes.
+cat >"$CK_DIR/uwsgi.ini.new" <<EOF
+[uwsgi]
+buffer-size = 65535
+master = true
+thunder-lock = true
+plugins = python3
+lazy-apps = true
+paste-logger = true
+no-orphans = true
+die-on-term = true
+enable-threads = true
+processes = $CLOUD_CLOUDKITTY_PROCESSES
+threads = $CLOUD_CLOUDKITTY_THREADS
+listen = 100
+add-header = Connection: close
+paste = config:$CK_DIR/api_paste.ini
+name = cloudkitty-api
+chdir = $CK_DIR
+wsgi-file = /usr/bin/cloudkitty-api
+http-socket = 127.0.0.1:$CLOUD_CLOUDKITTY_PORT
+pyargv = --config-file $CK_CONF
+pidfile = $CK_PID_FILE
+daemonize = $CK_DIR/log/uwsgi.log
+procname-prefix-spaced = cloudkitty-cloud[$CLOUD_CLOUDKITTY_PORT]
+EOF
+ck_changed=0
+for f in "$CK_CONF" "$CK_DIR/uwsgi.ini"; do
+  if [ -f "$f" ] && cmp -s "$f" "$f.new"; then rm -f "$f.new"; else mv "$f.new" "$f"; ck_changed=1; fi
+done
+if pid="$(pid_in "$CK_PID_FILE" "$CK_DIR")"; then
+  if [ "$ck_changed" = 0 ] && curl -s -o /dev/null --max-time 3 "$CLOUD_CLOUDKITTY_URL/"; then
+    log "cloudkitty already running (pid $pid) on $CLOUD_CLOUDKITTY_URL"
+  else
+    log "restarting cloudkitty (pid $pid): its configuration changed or it does not answer"
+    stop_pid "$pid"; rm -f "$CK_PID_FILE"
+  fi
+fi
+if ! pid_in "$CK_PID_FILE" "$CK_DIR" >/dev/null; then
+  port_busy "$CLOUD_CLOUDKITTY_PORT" && die "port $CLOUD_CLOUDKITTY_PORT (CloudKitty) is taken by another process"
+  cloudkitty-dbsync --config-file "$CK_CONF" upgrade >>"$CK_DIR/log/dbsync.log" 2>&1 ||
+    { tail -n 20 "$CK_DIR/log/dbsync.log" >&2; die "cloudkitty-dbsync failed"; }
+  cloudkitty-storage-init --config-file "$CK_CONF" >>"$CK_DIR/log/dbsync.log" 2>&1 ||
+    { tail -n 20 "$CK_DIR/log/dbsync.log" >&2; die "cloudkitty-storage-init failed"; }
+  UWSGI=/usr/bin/uwsgi-core
+  [ -x "$UWSGI" ] || UWSGI="$(command -v uwsgi)"
+  (cd "$CK_DIR" && "$UWSGI" --ini "$CK_DIR/uwsgi.ini" >&2) || die "uwsgi failed to start CloudKitty (log: $CK_DIR/log/uwsgi.log)"
+  wait_http "$CLOUD_CLOUDKITTY_URL/" "$CK_PID_FILE" "$CK_DIR" CloudKitty "$CK_DIR/log/uwsgi.log"
+  # hashmap and pyscripts enabled, as ../shared/anchors/cloudkitty/setup.sh does (admin token).
+  $PY "$HERE/provision.py" enable-modules "$CLOUD_CLOUDKITTY_URL" || die "enabling CloudKitty's rating modules failed"
+  log "cloudkitty (pid $(pid_in "$CK_PID_FILE" "$CK_DIR")) answers on $CLOUD_CLOUDKITTY_URL after $((SECONDS - t0)) s"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 4. Tariff, Keystone mode, SQLite, forwarding to CloudKitty
+# ---------------------------------------------------------------------------------------------
+t0=$SECONDS
+TARIFF_PID_FILE="$TARIFF_DIR/tariff.pid"
+TARIFF_LOG="$TARIFF_DIR/tariff.log"
+# The caller's TARIFF_* variables (e.g. TARIFF_LOG_LEVEL) pass through, except the ones set here.
+{
+  env | grep -E '^TARIFF_' | grep -Ev '^TARIFF_(HOST|PORT|DATABASE_URL|AUTH|KEYSTONE_[A-Z_]*|CLOUDKITTY_API_URL)=' | sort || true
+  cat <<EOF
+TARIFF_HOST=127.0.0.1
+TARIFF_PORT=$CLOUD_TARIFF_PORT
+TARIFF_DATABASE_URL=sqlite:$TARIFF_DIR/tariff.db
+TARIFF_AUTH=keystone
+TARIFF_KEYSTONE_AUTH_URL=$KEYSTONE_URL
+TARIFF_KEYSTONE_USERNAME=$KEYSTONE_TARIFF_USER
+TARIFF_KEYSTONE_PASSWORD=$KEYSTONE_TARIFF_PASSWORD
+TARIFF_KEYSTONE_PROJECT_NAME=$KEYSTONE_SERVICE_PROJECT
+TARIFF_CLOUDKITTY_API_URL=$CLOUD_CLOUDKITTY_URL
+EOF
+} >"$TARIFF_DIR/tariff.env.new"
+grep -q '^TARIFF_SANDBOX_WORKERS=' "$TARIFF_DIR/tariff.env.new" || echo 'TARIFF_SANDBOX_WORKERS=1' >>"$TARIFF_DIR/tariff.env.new"
+grep -q '^TARIFF_SANDBOX_SPARE_WORKERS=' "$TARIFF_DIR/tariff.env.new" || echo 'TARIFF_SANDBOX_SPARE_WORKERS=0' >>"$TARIFF_DIR/tariff.env.new"
+tariff_changed=1
+if [ -f "$TARIFF_DIR/tariff.env" ] && cmp -s "$TARIFF_DIR/tariff.env" "$TARIFF_DIR/tariff.env.new" &&
+   [ "$TARIFF_DIR/tariff.env" -nt "$ROOT/dist/cli.js" ]; then
+  tariff_changed=0; rm -f "$TARIFF_DIR/tariff.env.new"
+else
+  mv "$TARIFF_DIR/tariff.env.new" "$TARIFF_DIR/tariff.env"
+fi
+if pid="$(pid_in "$TARIFF_PID_FILE" "$TARIFF_DIR")"; then
+  if [ "$tariff_changed" = 0 ] && curl -sf -o /dev/null --max-time 3 "$CLOUD_TARIFF_URL/healthcheck"; then
+    log "tariff already running (pid $pid) on $CLOUD_TARIFF_URL"
+  else
+    log "restarting tariff (pid $pid): its settings or dist/ changed, or it does not answer"
+    stop_pid "$pid"; rm -f "$TARIFF_PID_FILE"
+  fi
+fi
+if ! pid_in "$TARIFF_PID_FILE" "$TARIFF_DIR" >/dev/null; then
+  port_busy "$CLOUD_TARIFF_PORT" && die "port $CLOUD_TARIFF_PORT (Tariff) is taken by another process"
+  # A session of its own (setsid), detached from this script; cwd = its state dir (pid_in checks it).
+  mapfile -t tariff_env <"$TARIFF_DIR/tariff.env"
+  (cd "$TARIFF_DIR" && exec env -i PATH="$PATH" HOME="${HOME:-/root}" "${tariff_env[@]}" \
+    setsid "$CLOUD_NODE" --max-semi-space-size=64 --expose-gc "$ROOT/bin/tariff.js" serve \
+    </dev/null >>"$TARIFF_LOG" 2>&1 & echo $! >"$TARIFF_PID_FILE")
+  wait_http "$CLOUD_TARIFF_URL/healthcheck" "$TARIFF_PID_FILE" "$TARIFF_DIR" Tariff "$TARIFF_LOG"
+  $PY "$HERE/provision.py" enable-modules "$CLOUD_TARIFF_URL" || die "enabling Tariff's rating modules failed (log: $TARIFF_LOG)"
+  log "tariff (pid $(cat "$TARIFF_PID_FILE")) answers on $CLOUD_TARIFF_URL after $((SECONDS - t0)) s"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 5. env.sh: Keystone's, and the cloud's
+# ---------------------------------------------------------------------------------------------
+{
+  echo "# Written by test/cloud/setup.sh: source it."
+  cat "$keystone_env" | grep '^export '
+  for v in CLOUD_DIR CLOUD_TARIFF_REGION CLOUD_CLOUDKITTY_REGION CLOUD_TARIFF_URL CLOUD_CLOUDKITTY_URL \
+    CLOUD_CLOUDKITTY_USER CLOUD_CLOUDKITTY_PASSWORD CLOUD_KEYSTONE_PORT CLOUD_CLOUDKITTY_PORT CLOUD_TARIFF_PORT \
+    CK_CONF CK_PID_FILE CK_LOG TARIFF_PID_FILE TARIFF_LOG; do
+    printf 'export %s=%q\n' "$v" "${!v}"
+  done
+  printf 'export CLOUD_CLOUDKITTY_UWSGI_LOG=%q\n' "$CK_DIR/log/uwsgi.log"
+} >"$CLOUD_DIR/env.sh.tmp"
+mv "$CLOUD_DIR/env.sh.tmp" "$CLOUD_DIR/env.sh"
+echo "$CLOUD_DIR/env.sh"

@@ -1,0 +1,56 @@
+/**
+ * Issue 23, "Tempest in CI": CloudKitty's own tempest plugin (Debian's cloudkitty-tempest-plugin
+ * with python3-tempest, or the checkout TARIFF_TEMPEST_PLUGIN_DIR names) runs through the real
+ * Keystone against CloudKitty 17 (region CloudKitty17) and against Tariff with that CloudKitty
+ * behind it (region RegionOne); every test must end the same way on both (a skip counts unless
+ * CloudKitty skips it too). The two result lists, the differences and, per difference, the request
+ * that failed with both answers go to TARIFF_TEMPEST_REPORT_DIR (default test-results/tempest/):
+ * report.md, differences.json, cloudkitty/ and tariff/ (tempest.conf, tempest.log, results.json).
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloudUnavailable, startCloud, type Cloud } from '../cloud/cloud.js';
+import { compareRuns, renderReport } from './compare.js';
+import { pluginDirectory, runTempest, tempestUnavailable } from './tempest.js';
+
+const REPORT = process.env.TARIFF_TEMPEST_REPORT_DIR || fileURLToPath(new URL('../../test-results/tempest/', import.meta.url));
+
+const missing = tempestUnavailable() ?? cloudUnavailable();
+if (missing) console.warn(`test/tempest/tempest.test.ts skipped: ${missing}`);
+
+describe.skipIf(Boolean(missing))(`CloudKitty's tempest plugin (${pluginDirectory()}) against Tariff and CloudKitty 17`, () => {
+  let cloud: Cloud | undefined;
+
+  beforeAll(async () => {
+    rmSync(REPORT, { recursive: true, force: true });
+    mkdirSync(REPORT, { recursive: true });
+    cloud = await startCloud({ directory: join(REPORT, 'cloud') });
+  }, 900_000);
+
+  afterAll(async () => {
+    // The logs stay in the report; the servers stop and their databases go.
+    await cloud?.stop();
+    for (const name of ['keystone/keystone.db', 'keystone/fernet-keys', 'keystone/credential-keys', 'cloudkitty/cloudkitty.sqlite', 'tariff/tariff.db']) {
+      rmSync(join(REPORT, 'cloud', name), { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('ends every test against Tariff as against CloudKitty 17', async () => {
+    // One after the other: CloudKitty 17 on SQLite answers "database is locked" to concurrent writes.
+    const cloudkitty = await runTempest(cloud!, { region: cloud!.cloudkittyRegion, workspace: join(REPORT, 'cloudkitty') });
+    const tariff = await runTempest(cloud!, { region: cloud!.tariffRegion, workspace: join(REPORT, 'tariff') });
+    const differences = compareRuns(tariff, cloudkitty);
+    writeFileSync(join(REPORT, 'differences.json'), `${JSON.stringify(differences, null, 1)}\n`);
+    writeFileSync(join(REPORT, 'report.md'), renderReport(tariff, cloudkitty, differences));
+    console.info(
+      `tempest report: ${join(REPORT, 'report.md')} (Tariff ${JSON.stringify(tariff.summary)}, CloudKitty 17 ${JSON.stringify(cloudkitty.summary)})`,
+    );
+
+    // The harness works: the plugin's tests ran on both sides and CloudKitty passes some.
+    expect(Object.keys(cloudkitty.tests).length).toBeGreaterThan(0);
+    expect(cloudkitty.summary.pass).toBeGreaterThan(0);
+    expect(differences).toEqual([]);
+  }, 900_000);
+});
