@@ -87,7 +87,7 @@ async function databaseChecks(config: TariffConfig, migrations: Readonly<Record<
         ? {
             name: TIME_ZONE,
             code: CheckCode.Success,
-            details: `naive datetimes hold wall time in ${configured} (${stored.source === 'recorded' ? `recorded in ${SETTINGS_TABLE}` : "to be recorded by 'tariff serve'"})`,
+            details: `naive datetimes hold wall time in ${configured} (${stored.source === 'recorded' ? `recorded in ${SETTINGS_TABLE}` : "not recorded yet: the next 'tariff serve' or 'tariff db upgrade' records it"})`,
           }
         : {
             name: TIME_ZONE,

@@ -22,15 +22,50 @@ export interface CheckResult {
 /** oslo.upgradecheck compat: the table's title and the JSON's `name`. */
 const TITLE = 'Upgrade Check Results';
 
-/** Python's textwrap word chunks: whitespace runs, and words split after a hyphen between letters (`break_on_hyphens`). */
-const CHUNK = /\s+|\S+?(?:-(?:(?<=[^\d\W]{2}-)|(?<=[^\d\W]-[^\d\W]-))(?=[^\d\W]-?[^\d\W])|(?=\s|$))/gu;
+/**
+ * Python's textwrap word chunks (`TextWrapper.wordsep_re`, Python 3.11): whitespace runs, em-dashes
+ * between words, and words split after a hyphen between letters (`break_on_hyphens`). Python's
+ * `\w` is Unicode: letters, numbers and `_`.
+ */
+const WORDSEP = (() => {
+  const space = '[\\t\\n\\x0b\\x0c\\r ]';
+  const noSpace = '[^\\t\\n\\x0b\\x0c\\r ]';
+  const wordPunctuation = '[\\p{L}\\p{N}_!"\'&.,?]';
+  const letter = '[\\p{L}_]';
+  const word = '[\\p{L}\\p{N}_]';
+  return new RegExp(
+    `(${space}+|(?<=${wordPunctuation})-{2,}(?=${word})|${noSpace}+?(?:-(?:(?<=${letter}{2}-)|(?<=${letter}-${letter}-))(?=${letter}-?${letter})|(?=${space}|$)|(?<=${wordPunctuation})(?=-{2,}${word})))`,
+    'u',
+  );
+})();
+
+/** Python's `str.expandtabs()`: a tab moves to the next multiple of 8 columns, counted from the last line break. */
+function expandTabs(text: string): string {
+  let column = 0;
+  let expanded = '';
+  for (const character of text) {
+    if (character === '\t') {
+      const spaces = 8 - (column % 8);
+      expanded += ' '.repeat(spaces);
+      column += spaces;
+    } else {
+      expanded += character;
+      column = character === '\n' || character === '\r' ? 0 : column + 1;
+    }
+  }
+  return expanded;
+}
 
 /**
  * Python's `textwrap.wrap(text, width, subsequent_indent=indent)` with its defaults (whitespace
  * made spaces, whitespace dropped at line ends, long words broken, preferably after a hyphen).
  */
 export function wrapText(text: string, width: number, indent: string): string[] {
-  const chunks = (text.replace(/\s/g, ' ').match(CHUNK) ?? []).reverse();
+  const chunks = expandTabs(text)
+    .replace(/[\t\n\v\f\r]/g, ' ')
+    .split(WORDSEP)
+    .filter((chunk) => chunk !== '')
+    .reverse();
   const lines: string[] = [];
   while (chunks.length > 0) {
     const lineIndent = lines.length > 0 ? indent : '';
