@@ -79,6 +79,7 @@ describe('renderReport', () => {
             url: 'http://127.0.0.1:2/v1/rating/module_config/hashmap/mappings/',
             request_body: '{"value": "new value"}',
             response_body: '',
+            location: 'http://127.0.0.1:2/v1/rating/module_config/hashmap/mappings/',
           },
         ],
       },
@@ -90,6 +91,6 @@ describe('renderReport', () => {
     expect(report).toContain('tempest.lib.exceptions.BadRequest: Bad request');
     expect(report).toContain('Request (#2 of the test): `PUT /v1/rating/module_config/hashmap/mappings/`');
     expect(report).toContain('- Tariff: 400 `{"faultcode":"Client"}`');
-    expect(report).toContain('- CloudKitty 17: 302 ``');
+    expect(report).toContain('- CloudKitty 17: 302 Location: `/v1/rating/module_config/hashmap/mappings/` ``');
   });
 });

@@ -17,6 +17,8 @@ export interface TempestRequest {
   request_body: string | null;
   /** The answer's body as text, or null. */
   response_body: string | null;
+  /** The answer's `Location` header, or null (absent from results written before it was recorded). */
+  location?: string | null;
 }
 
 /** One test's result. */
@@ -87,6 +89,13 @@ function clip(text: string | null, limit = 600): string {
   return text.length > limit ? `${text.slice(0, limit)}… (${text.length} characters)` : text;
 }
 
+/** An answer as the report shows it: status, `Location` when there is one, body. */
+function answer(request: TempestRequest | undefined): string {
+  if (!request) return '(no such request)';
+  const location = request.location ? ` Location: \`${request.location.replace(/^https?:\/\/[^/]+/, '')}\`` : '';
+  return `${request.status}${location} \`${clip(request.response_body)}\``;
+}
+
 /** Markdown: both summaries, the differences, then for each test failing against Tariff its request and both answers. */
 export function renderReport(tariff: TempestRun, cloudkitty: TempestRun, differences: TempestDifference[]): string {
   const lines: string[] = [];
@@ -117,8 +126,8 @@ export function renderReport(tariff: TempestRun, cloudkitty: TempestRun, differe
     lines.push('', `Body: \`${clip(request.request_body)}\``, '');
     const tariffAnswer = side === ours ? request : counterpart;
     const cloudkittyAnswer = side === ours ? counterpart : request;
-    lines.push(`- Tariff: ${tariffAnswer ? `${tariffAnswer.status} \`${clip(tariffAnswer.response_body)}\`` : '(no such request)'}`);
-    lines.push(`- CloudKitty 17: ${cloudkittyAnswer ? `${cloudkittyAnswer.status} \`${clip(cloudkittyAnswer.response_body)}\`` : '(no such request)'}`);
+    lines.push(`- Tariff: ${answer(tariffAnswer)}`);
+    lines.push(`- CloudKitty 17: ${answer(cloudkittyAnswer)}`);
     lines.push('');
   }
   return lines.join('\n');

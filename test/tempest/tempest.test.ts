@@ -24,8 +24,8 @@ describe.skipIf(Boolean(missing))(`CloudKitty's tempest plugin (${pluginDirector
   let cloud: Cloud | undefined;
 
   beforeAll(async () => {
-    rmSync(REPORT, { recursive: true, force: true });
     mkdirSync(REPORT, { recursive: true });
+    for (const name of ['cloudkitty', 'tariff', 'report.md', 'differences.json']) rmSync(join(REPORT, name), { recursive: true, force: true });
     cloud = await startCloud({ directory: join(REPORT, 'cloud') });
   }, 900_000);
 
