@@ -104,6 +104,12 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
       policyFile: config.policyFile,
       enforceNewDefaults: config.policyEnforceNewDefaults,
       enforceScope: config.policyEnforceScope,
+      // Once per token and rule (decisions are remembered per identity): the callers enforce_scope would refuse.
+      onScopeMismatch: ({ rule, tokenScope, scopeTypes }) =>
+        app.log.warn(
+          { rule, tokenScope, scopeTypes },
+          `policy ${rule} failed its scope check (a ${tokenScope}-scoped token); allowed since TARIFF_POLICY_ENFORCE_SCOPE is false`,
+        ),
     });
     for (const warning of enforcer.warnings) app.log.warn({ policyFile: config.policyFile }, warning);
     mayShowHealthDetails = keystoneAdminOnly({ settings: config.keystone, client: keystoneClient, enforcer });

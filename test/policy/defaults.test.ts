@@ -111,6 +111,23 @@ describe("CloudKitty 22+'s default rules", () => {
       expect(scoped.enforce('context_is_admin', {}, credentials)).toBe(true);
     }
   });
+
+  it('tell about a scope mismatch they let pass when scope is not enforced, as oslo.policy logs it', () => {
+    const told: unknown[] = [];
+    const unscoped = new PolicyEnforcer({ enforceScope: false, onScopeMismatch: (mismatch) => told.push(mismatch) });
+    const systemReader: PolicyCredentials = { project_id: null, system_scope: 'all', roles: ['reader'] };
+    expect(unscoped.enforce('rating:quote', {}, systemReader)).toBe(true);
+    expect(unscoped.enforce('rating:module_config', {}, systemReader)).toBe(false);
+    expect(unscoped.enforce('context_is_admin', {}, systemReader)).toBe(false);
+    expect(unscoped.enforce('rating:quote', {}, { ...systemReader, system_scope: null, project_id: 'p1' })).toBe(true);
+    expect(told).toEqual([
+      { rule: 'rating:quote', tokenScope: 'system', scopeTypes: ['project'] },
+      { rule: 'rating:module_config', tokenScope: 'system', scopeTypes: ['project'] },
+    ]);
+    const scoped = new PolicyEnforcer({ enforceScope: true, onScopeMismatch: (mismatch) => told.push(mismatch) });
+    expect(scoped.enforce('rating:quote', {}, systemReader)).toBe(false);
+    expect(told).toHaveLength(2);
+  });
 });
 
 describe('a policy file under the secure-RBAC defaults', () => {

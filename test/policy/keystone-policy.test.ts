@@ -165,5 +165,11 @@ describe('every route of the rating API, with real Keystone tokens, under both d
       servers.map((server) => callServer(server, 'POST', '/v1/rating/quote', { resources: [] }, { headers: { 'x-auth-token': tokens['domain admin'] } })),
     );
     expect(quotes.map((answer) => answer.status === 403)).toEqual([true, false, true, false]);
+    // Without enforce_scope the mismatch is let through and logged, as oslo.policy does; with it, refused silently.
+    expect(servers.map((server) => server.output().includes('failed its scope check'))).toEqual([false, true, false, true]);
+    expect(servers[1].output()).toContain('"tokenScope":"system"');
+    expect(servers[1].output()).toContain('"tokenScope":"domain"');
+    // The old defaults are announced at start-up.
+    expect(servers.map((server) => server.output().includes('enforce_new_defaults is false'))).toEqual([false, false, true, true]);
   });
 });

@@ -51,6 +51,12 @@ export interface PolicyEnforcerOptions {
    * `scopeTypes` is refused whatever the check says. Default true (oslo.policy 4.4+).
    */
   enforceScope?: boolean;
+  /**
+   * Told when a token's scope is not among a rule's scope types but `enforceScope` is false (the
+   * rule is then checked as usual). oslo.policy compat: it logs "Policy … failed scope check", which
+   * names the callers that `enforce_scope = true` would refuse.
+   */
+  onScopeMismatch?: (mismatch: { rule: string; tokenScope: string; scopeTypes: readonly string[] }) => void;
 }
 
 /** oslo.policy compat: `Enforcer._enforce_scope`'s view of a token: system, else domain, else project. */
@@ -74,6 +80,7 @@ export class PolicyEnforcer {
   /** Registered defaults' scope types, by rule name (oslo: checked even when a file overrides the rule). */
   private readonly scopeTypes = new Map<string, readonly string[]>();
   private readonly enforceScope: boolean;
+  private readonly onScopeMismatch: PolicyEnforcerOptions['onScopeMismatch'];
   /** Problems that do not stop loading (references to undefined rules, deprecated rules in use), for the caller to log. */
   readonly warnings: string[] = [];
 
@@ -86,6 +93,7 @@ export class PolicyEnforcer {
   constructor(options: PolicyEnforcerOptions = {}) {
     const enforceNewDefaults = options.enforceNewDefaults ?? true;
     this.enforceScope = options.enforceScope ?? true;
+    this.onScopeMismatch = options.onScopeMismatch;
     const fileRules = options.policyFile === undefined ? new Map<string, PolicyCheck>() : loadFile(options.policyFile);
     const combined: string[] = [];
     for (const rule of options.defaults ?? SECURE_RBAC_DEFAULT_RULES) {
@@ -133,7 +141,11 @@ export class PolicyEnforcer {
     const check = this.rules.get(ruleName);
     if (check === undefined) throw new Error(`no policy rule named '${ruleName}'`);
     const scopes = this.scopeTypes.get(ruleName);
-    if (this.enforceScope && scopes !== undefined && !scopes.includes(tokenScope(credentials))) return false;
+    const scope = tokenScope(credentials);
+    if (scopes !== undefined && !scopes.includes(scope)) {
+      if (this.enforceScope) return false;
+      this.onScopeMismatch?.({ rule: ruleName, tokenScope: scope, scopeTypes: scopes });
+    }
     // oslo.policy compat: Enforcer.enforce copies a truthy system_scope to `system`.
     const values: PolicyValues = credentials.system_scope ? { ...credentials, system: credentials.system_scope } : credentials;
     return evaluateCheck(check, target, values, (name) => this.rules.get(name), new Set([ruleName]));
