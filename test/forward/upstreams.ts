@@ -120,3 +120,37 @@ export async function streamingUpstream(bytes: number): Promise<Upstream> {
   });
   return { url: `http://127.0.0.1:${port}`, port, received: [], close: closer(server) };
 }
+
+/** A stand-in for InfluxDB 1.x, enough for CloudKitty's v2 storage to run with nothing stored. */
+export interface FakeInfluxDb extends Upstream {
+  /** Line-protocol bodies received by `/write`. */
+  writes: string[];
+}
+
+/**
+ * InfluxDB 1.x's HTTP API as CloudKitty's `influxdb` storage uses it, storing nothing: `/ping`
+ * 204, `/write` 204 (its body kept), `/query` an empty result for each `;`-separated statement.
+ * The real CloudKitty then serves its v2 API (summary, dataframes, scope) instead of switching it
+ * off as it does on the v1 storage.
+ */
+export async function fakeInfluxDb(): Promise<FakeInfluxDb> {
+  const writes: string[] = [];
+  const { server, port } = await listen((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      const url = new URL(request.url ?? '/', 'http://influxdb');
+      const headers = { 'x-influxdb-version': '1.8.10' };
+      if (url.pathname === '/ping') return response.writeHead(204, headers).end();
+      if (url.pathname === '/write') {
+        writes.push(body);
+        return response.writeHead(204, headers).end();
+      }
+      const query = url.searchParams.get('q') ?? new URLSearchParams(body).get('q') ?? '';
+      const statements = Math.max(1, query.split(';').filter((statement) => statement.trim()).length);
+      response.writeHead(200, { ...headers, 'content-type': 'application/json' });
+      response.end(JSON.stringify({ results: Array.from({ length: statements }, (_, index) => ({ statement_id: index })) }));
+    });
+  });
+  return { url: `http://127.0.0.1:${port}`, port, received: [], writes, close: closer(server) };
+}
