@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigurationError, loadConfig } from '../../src/config.js';
 import { CLOUDKITTY_DEFAULT_RULES } from '../../src/auth/policy/defaults.js';
 import { SECURE_RBAC_DEFAULT_RULES } from '../../src/auth/policy/defaults-secure-rbac.js';
 import { PolicyEnforcer, tokenScope, type PolicyCredentials } from '../../src/auth/policy/enforcer.js';
@@ -176,5 +177,23 @@ describe('a policy file under the secure-RBAC defaults', () => {
     expect(plain.warnings[0]).toBe(
       "policy rule 'admin_or_owner' (overridden by the policy file) was deprecated for removal in 22.0.0; its value may be ignored in the future",
     );
+  });
+});
+
+describe('the settings', () => {
+  it('default both switches to true, read oslo.config booleans, and name the variable of a bad value', () => {
+    expect(loadConfig({})).toMatchObject({ policyEnforceNewDefaults: true, policyEnforceScope: true });
+    expect(loadConfig({ TARIFF_POLICY_ENFORCE_NEW_DEFAULTS: 'False', TARIFF_POLICY_ENFORCE_SCOPE: '0' })).toMatchObject({
+      policyEnforceNewDefaults: false,
+      policyEnforceScope: false,
+    });
+    expect(loadConfig({ TARIFF_POLICY_ENFORCE_NEW_DEFAULTS: 'yes', TARIFF_POLICY_ENFORCE_SCOPE: 'ON' })).toMatchObject({
+      policyEnforceNewDefaults: true,
+      policyEnforceScope: true,
+    });
+    for (const name of ['TARIFF_POLICY_ENFORCE_NEW_DEFAULTS', 'TARIFF_POLICY_ENFORCE_SCOPE']) {
+      expect(() => loadConfig({ [name]: 'maybe' }), name).toThrow(ConfigurationError);
+      expect(() => loadConfig({ [name]: 'maybe' }), name).toThrow(`${name} must be true or false, got 'maybe'`);
+    }
   });
 });
