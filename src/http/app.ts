@@ -17,6 +17,8 @@ import { clientErrorHandler } from './client-errors.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { keepNumberTextInPlace, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
+import { mergeBodyArguments, type BodyArgumentsRouteConfig } from './request.js';
+import { installUpdateAnswers, takeFollowedUpdate } from './update-answers.js';
 import type { Database } from '../database/connection.js';
 import { databaseCheck, disableByFileCheck, type HealthCheck } from './healthcheck/checks.js';
 import { keystoneAdminOnly } from './healthcheck/keystone-admin.js';
@@ -95,6 +97,9 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false, verbose: true, strict: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // CloudKitty compat: WSME reads a GET's JSON body for handler arguments (tempest sends
+  // `GET H/fields/` with `{"service_id": …}`), so a GET's body is parsed like any other.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   // noauth: every caller is CloudKitty's admin context, and may see the health check's details.
   let mayShowHealthDetails: HealthcheckOptions['mayShowDetails'] = () => true;
 
@@ -120,6 +125,7 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   installFaultHandling(app, { unknownRouteGuard: consoleKeystone?.auth.unknownRouteGuard });
   installBodyLimits(app, { defaultBytes: config.bodyLimitBytes, drainBytes: config.bodyDrainLimitBytes });
   installJsonBodies(app, config.jsonMaxDepth);
+  installUpdateAnswers(app);
   if (metrics) installMetrics(app, metrics, { serveRoute: config.metricsPort === undefined });
   // Hooks run on every request take `done` instead of being async: a promise per hook per request
   // cost a few percent of a cheap GET's throughput (bench/run.js --baseline).
@@ -204,6 +210,8 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
   // Any other type is read to its end like an over-limit body (within the route's limit, up to the
   // drain limit), then refused: answering before reading made clients see a broken pipe.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    // A GET naming a content type but sending nothing has no body to refuse.
+    if ((body as Buffer).length === 0 && request.method === 'GET') return done(null, undefined);
     if (takesTextBody(request, mediaTypeOf(request))) {
       try {
         return done(null, decodeUtf8Body(body as Buffer));
@@ -220,6 +228,8 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
       checkQueryEncoding(request.url);
       checkInputText(request.query, 'query', maxDepth);
       if (!(request.body !== null && typeof request.body === 'object' && checkedBodies.has(request.body))) checkInputText(request.body, 'body', maxDepth);
+      takeFollowedUpdate(request);
+      if (request.method === 'GET' && (request.routeOptions.config as BodyArgumentsRouteConfig | undefined)?.argumentsInBody) mergeBodyArguments(request);
     } catch (error) {
       done(error as Error);
       return;

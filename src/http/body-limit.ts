@@ -65,7 +65,7 @@ class LimitedBody extends Transform {
  */
 export function installBodyLimits(app: FastifyInstance, limits: BodyLimits): void {
   app.addHook('preParsing', (request, _reply, payload, done) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return done(null, payload);
+    if (request.method === 'HEAD') return done(null, payload);
     const declared = Number(request.headers['content-length']);
     if (!(declared > 0) && request.headers['transfer-encoding'] === undefined) return done(null, payload);
     const limit = (request.routeOptions.config as BodyLimitRouteConfig | undefined)?.maxBodyBytes ?? limits.defaultBytes;

@@ -80,3 +80,9 @@ export const NoContent = Type.Unsafe<undefined>({
   type: 'null',
   description: 'Done, no body',
 });
+
+/** A 302 of an applied update: CloudKitty's code, `Location` to follow once, no body (update-answers.ts). */
+export const UpdateRedirect = Type.Unsafe<undefined>({
+  type: 'null',
+  description: 'Updated; Location names the object (a PUT there changes nothing and answers 204)',
+});

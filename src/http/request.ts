@@ -10,6 +10,11 @@ import { wholeSeconds } from '../kernel/time.js';
 
 type Bag = Record<string, unknown> | undefined;
 
+/** 400 for one argument given different values in two places (CloudKitty's words, and the values). */
+function conflictingArgument(name: string, first: unknown, second: unknown): BadRequestError {
+  return new BadRequestError(`Parameter ${name} was given several times with different values: '${String(first)}' and '${String(second)}'`);
+}
+
 /**
  * One handler argument, looked up in the path, then the query string, then the JSON body
  * (CloudKitty compat: the client sends `DELETE H/mappings/` with `{"mapping_id": ...}` in the body).
@@ -23,7 +28,7 @@ export function optionalArgument(request: FastifyRequest, name: string): string 
   const body = request.body;
   const fromBody = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Bag)?.[name] : undefined;
   if (fromPath !== undefined && fromQuery !== undefined && fromPath !== fromQuery) {
-    throw new BadRequestError(`Argument ${name} is given twice with different values: '${String(fromPath)}' and '${String(fromQuery)}'`);
+    throw conflictingArgument(name, fromPath, fromQuery);
   }
   const value = fromPath ?? fromQuery ?? fromBody;
   if (value === undefined || value === null) return undefined;
@@ -31,6 +36,51 @@ export function optionalArgument(request: FastifyRequest, name: string): string 
     throw new BadRequestError(`Invalid input for field/attribute ${name}. Value: '${String(value)}'. Wrong type. Expected 'str'`);
   }
   return value;
+}
+
+/** Route config key: the route reads handler arguments from a GET's JSON body too (WSME's rule). */
+export interface BodyArgumentsRouteConfig {
+  argumentsInBody?: boolean;
+}
+
+/** An argument's value from a JSON body as the query string would carry it. */
+function argumentText(name: string, value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean' || typeof value === 'number') return String(value);
+  throw new BadRequestError(`Invalid input for field/attribute ${name}. Value: '${JSON.stringify(value)}'. Wrong type.`);
+}
+
+/**
+ * CloudKitty compat: WSME takes a handler's arguments from the path, the query string and the JSON
+ * body alike, a GET's included (tempest sends `GET H/fields/` with `{"service_id": …}`, and
+ * `GET H/mappings/` with its filters). The body's members are merged into `request.query`, so the
+ * route's query schema checks them (an unknown one is a 400 naming it) and the handler reads one
+ * set of arguments. JSON `true` / `false` / numbers become their text (`true`), `null` is absent
+ * (WSME's `None`).
+ *
+ * Precedence does not arise: an argument may come from any of the three places, and when two give
+ * it their values must be the same text (fix: WSME refused even equal copies).
+ *
+ * @throws BadRequestError `Request must be a JSON dict` for a body that is not an object;
+ *   `Parameter {name} was given several times with different values: …` for a conflict; a wrong
+ *   type for an object or array value.
+ */
+export function mergeBodyArguments(request: FastifyRequest): void {
+  const body = request.body;
+  if (body === undefined) return;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('Request must be a JSON dict');
+  const query = request.query as Record<string, unknown>;
+  const params = request.params as Bag;
+  for (const [name, value] of Object.entries(body)) {
+    if (value === null) continue;
+    const text = argumentText(name, value);
+    const fromPath = params?.[name];
+    const given = fromPath ?? query[name];
+    if (given !== undefined && given !== text) {
+      throw conflictingArgument(name, given, text);
+    }
+    if (fromPath === undefined) query[name] = text;
+  }
 }
 
 /**

@@ -52,6 +52,10 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   app,
   { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics },
 ) => {
+  // CloudKitty compat: v1 is WSME's API, whose GETs take arguments from a JSON body too.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, argumentsInBody: true } as typeof route.config;
+  });
   const states = new ModuleStateRepository(database, modules);
   await app.register(moduleRoutesV1, { modules: states, onChange: () => snapshots.invalidate(), hidden });
   await app.register(quoteRoutesV1, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics });

@@ -23,6 +23,8 @@ export const P = '/v1/rating/module_config/pyscripts';
 /** A response as the tests see it. */
 export interface TestResponse {
   status: number;
+  /** For {@link TestApp.put}: the status the PUT itself answered (before the client-like follow-up). */
+  wireStatus?: number;
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body, or undefined when empty. */
   body: any;
@@ -39,6 +41,12 @@ export interface TestApp {
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
   get(url: string): Promise<TestResponse>;
   post(url: string, body: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  /**
+   * Updates the way the CloudKitty client does (api.md §1): PUT; on CloudKitty's 302 the redirect
+   * is followed once (a PUT to `Location`, which must answer 204) and the object read back; a 201
+   * (scripts) carries the object. A successful update answers `status` 200 with the object and
+   * `wireStatus` the PUT's own code (302, 201 or 200); a refused one is the PUT's answer as is.
+   */
   put(url: string, body: unknown, headers?: Record<string, string>): Promise<TestResponse>;
   del(url: string, body?: unknown): Promise<TestResponse>;
   close(): Promise<void>;
@@ -86,7 +94,7 @@ export async function startTestApp(
     request,
     get: (url) => request('GET', url),
     post: (url, body, headers) => request('POST', url, body, headers),
-    put: (url, body, headers) => request('PUT', url, body, headers),
+    put: (url, body, headers) => update(request, url, body, headers),
     del: (url, body) => request('DELETE', url, body),
     async close() {
       await app.close();
@@ -100,4 +108,18 @@ export async function startTestApp(
 /** An ISO datetime `days` from now (negative: in the past), whole seconds, UTC. */
 export function daysFromNow(days: number): string {
   return new Date(Math.floor(Date.now() / 1000) * 1000 + days * 86_400_000).toISOString().replace('.000Z', '+00:00');
+}
+
+type Send = (method: string, url: string, body?: unknown, headers?: Record<string, string>) => Promise<TestResponse>;
+
+/** {@link TestApp.put}: an update as keystoneauth and cloudkittyclient make it. */
+async function update(send: Send, url: string, body: unknown, headers?: Record<string, string>): Promise<TestResponse> {
+  const response = await send('PUT', url, body, headers);
+  if (response.status === 201) return { ...response, status: 200, wireStatus: 201 };
+  if (response.status !== 302) return { ...response, wireStatus: response.status };
+  const location = new URL(String(response.headers.location));
+  const followUp = await send('PUT', `${location.pathname}${location.search}`, body, headers);
+  if (followUp.status !== 204) throw new Error(`the follow-up PUT ${location.pathname}${location.search} answered ${followUp.status}: ${followUp.text}`);
+  const read = await send('GET', location.pathname, undefined, headers);
+  return { ...read, headers: response.headers, wireStatus: 302 };
 }

@@ -38,9 +38,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Sends as the acting user {@link USER}. */
+/** Sends as the acting user {@link USER}; an update as the client makes it (a followed 302 included, `TestApp.put`). */
 function send(method: string, url: string, body?: unknown): Promise<TestResponse> {
-  return t.request(method, url, body, { 'x-user-id': USER });
+  const headers = { 'x-user-id': USER };
+  return method === 'PUT' ? t.put(url, body, headers) : t.request(method, url, body, headers);
 }
 
 async function ok(response: Promise<TestResponse>, status: number): Promise<any> {
@@ -518,7 +519,7 @@ describe('the log line of a change', () => {
         headers,
         payload: JSON.stringify({ cost: '2' }),
       });
-      expect(updated.statusCode).toBe(200);
+      expect(updated.statusCode).toBe(302);
 
       const entries = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'configuration change');
       expect(entries).toHaveLength(3);

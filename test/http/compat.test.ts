@@ -4,6 +4,7 @@
  * unversioned routes, 404/405 faults, request ids, absolute `Location`s, PUT without redirects and
  * the exact shape of fault bodies.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, P, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
 import { expectFault } from '../helpers/fixtures.js';
@@ -294,12 +295,12 @@ describe('query strings', () => {
     expectFault(
       await t.get(`${H}/services/${f.service}?service_id=${other}`),
       400,
-      `Argument service_id is given twice with different values: '${f.service}' and '${other}'`,
+      `Parameter service_id was given several times with different values: '${f.service}' and '${other}'`,
     );
     expectFault(
       await t.get(`${H}/services/${f.service}/fields?service_id=${other}`),
       400,
-      `Argument service_id is given twice with different values: '${f.service}' and '${other}'`,
+      `Parameter service_id was given several times with different values: '${f.service}' and '${other}'`,
     );
   });
 });
@@ -477,31 +478,67 @@ describe('Location and PUT answers', () => {
     expect(protoOnly.headers.location).toBe(`https://api.example.org${H}/groups/${protoOnly.body.group_id}`);
   });
 
+  /** `Location` of a 302 update: the object's URL and the follow-up parameter naming the update's request. */
+  const followUp = (url: string, response: TestResponse) => `${url}?update_request=${String(response.headers['x-openstack-request-id'])}`;
+
   it('honours the forwarded headers on PUT as well', async () => {
-    const put = await t.put(`${H}/thresholds/`, f.threshold, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cloud.example.com' });
-    expect(put.status).toBe(200);
-    expect(put.headers.location).toBe(`https://cloud.example.com${H}/thresholds/${f.threshold.threshold_id}`);
+    const put = await t.request('PUT', `${H}/thresholds/`, f.threshold, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cloud.example.com' });
+    expect(put.status).toBe(302);
+    expect(put.headers.location).toBe(followUp(`https://cloud.example.com${H}/thresholds/${f.threshold.threshold_id}`, put));
   });
 
-  it('answers every PUT with 200, the object and an absolute Location, never a redirect', async () => {
-    const threshold = await t.put(`${H}/thresholds/`, { ...f.threshold, cost: '0.75' });
-    expect(threshold.status).toBe(200);
-    expect(threshold.body).toEqual({ ...f.threshold, cost: '0.7500000000000000000000000000' });
-    expect(threshold.headers.location).toBe(`http://localhost:80${H}/thresholds/${f.threshold.threshold_id}`);
+  it("answers CloudKitty's codes: 302 without a body for mapping, threshold and module PUTs, 201 with the script for a script PUT", async () => {
+    const threshold = await t.request('PUT', `${H}/thresholds/`, { ...f.threshold, cost: '0.75' });
+    expect({ status: threshold.status, text: threshold.text }).toEqual({ status: 302, text: '' });
+    expect(threshold.headers.location).toBe(followUp(`http://localhost:80${H}/thresholds/${f.threshold.threshold_id}`, threshold));
+    expect((await t.get(`${H}/thresholds/${f.threshold.threshold_id}`)).body).toEqual({ ...f.threshold, cost: '0.7500000000000000000000000000' });
 
-    const mapping = await t.put(`${H}/mappings/`, { ...f.mapping, cost: f.mapping.cost });
-    expect(mapping.status).toBe(200);
-    expect(mapping.body).toEqual({ ...f.mapping, updated_by: 'unknown' });
-    expect(mapping.headers.location).toBe(`http://localhost:80${H}/mappings/${f.mapping.mapping_id}`);
-    const mappingByPath = await t.put(`${H}/mappings/${f.mapping.mapping_id}`, {});
-    expect(mappingByPath.status).toBe(200);
-    expect(mappingByPath.headers.location).toBe(`http://localhost:80${H}/mappings/${f.mapping.mapping_id}`);
+    const mapping = await t.request('PUT', `${H}/mappings/`, { ...f.mapping, end: daysFromNow(400) });
+    expect({ status: mapping.status, text: mapping.text }).toEqual({ status: 302, text: '' });
+    expect(mapping.headers.location).toBe(followUp(`http://localhost:80${H}/mappings/${f.mapping.mapping_id}`, mapping));
+    const mappingByPath = await t.request('PUT', `${H}/mappings/${f.mapping.mapping_id}`, {});
+    expect(mappingByPath.status).toBe(302);
+    expect(mappingByPath.headers.location).toBe(followUp(`http://localhost:80${H}/mappings/${f.mapping.mapping_id}`, mappingByPath));
+
+    const moduleUpdate = await t.request('PUT', '/v1/rating/modules/hashmap', { module_id: 'hashmap', enabled: true, priority: 1 });
+    expect({ status: moduleUpdate.status, text: moduleUpdate.text }).toEqual({ status: 302, text: '' });
+    expect(moduleUpdate.headers.location).toBe(followUp('http://localhost:80/v1/rating/modules/hashmap', moduleUpdate));
 
     const { checksum: _checksum, ...echoedScript } = f.script;
-    const script = await t.put(`${P}/scripts/${f.script.script_id}`, { ...echoedScript, description: 'changed' });
-    expect(script.status).toBe(200);
+    const script = await t.request('PUT', `${P}/scripts/${f.script.script_id}`, { ...echoedScript, description: 'changed' });
+    expect(script.status).toBe(201);
     expect(script.body).toEqual({ ...f.script, description: 'changed', updated_by: 'unknown' });
     expect(script.headers.location).toBe(`http://localhost:80${P}/scripts/${f.script.script_id}`);
+  });
+
+  it('fix: following the 302 once changes nothing, records nothing and answers 204, so an update is two requests, not 31', async () => {
+    const changesBefore = (await t.get('/v2/rating/changes')).body.total as number;
+    const current = (await t.get(`${H}/mappings/${f.mapping.mapping_id}`)).body;
+    const update = await t.request('PUT', `${H}/mappings/`, { ...current, end: daysFromNow(500) });
+    expect(update.status, update.text).toBe(302);
+    const location = new URL(String(update.headers.location));
+    const stored = (await t.get(`${H}/mappings/${f.mapping.mapping_id}`)).body;
+    // keystoneauth repeats the PUT with the same body at Location; a changed body changes nothing either.
+    for (const body of [
+      { ...current, end: daysFromNow(500) },
+      { ...current, end: daysFromNow(600) },
+    ]) {
+      const followed = await t.request('PUT', `${location.pathname}${location.search}`, body);
+      expect({ status: followed.status, text: followed.text, location: followed.headers.location }).toEqual({ status: 204, text: '', location: undefined });
+    }
+    expect((await t.get(`${H}/mappings/${f.mapping.mapping_id}`)).body).toEqual(stored);
+    expect((await t.get('/v2/rating/changes')).body.total).toBe(changesBefore + 1);
+    // A client that turns the followed 302 into a GET reads the object.
+    const read = await t.get(`${location.pathname}${location.search}`);
+    expect({ status: read.status, body: read.body }).toEqual({ status: 200, body: stored });
+  });
+
+  it('refuses the follow-up parameter where no redirect leads: not a request id, or on POST and DELETE', async () => {
+    const id = f.mapping.mapping_id as string;
+    expectFault(await t.request('PUT', `${H}/mappings/${id}?update_request=yes`, {}), 400, 'Unknown argument: "update_request"');
+    expectFault(await t.request('PUT', `${P}/scripts/${f.script.script_id}?update_request=req-${randomUUID()}`, {}), 400, 'Unknown argument: "update_request"');
+    expectFault(await t.request('DELETE', `${H}/mappings/${id}?update_request=req-${randomUUID()}`), 400, 'Unknown argument: "update_request"');
+    expect((await t.get(`${H}/mappings/${id}`)).status).toBe(200);
   });
 });
 

@@ -3,10 +3,13 @@
  * use JSON-schema type arrays (not `anyOf`), which fast-json-stringify serialises quickly.
  */
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
-import { UUID_PATTERN } from '../../kernel/ids.js';
 
-/** A UUID query filter: non-UUID text is a 400 (api.md §1). */
-export const UuidText = Type.String({ pattern: UUID_PATTERN, 'x-format': 'uuid', description: 'UUID' });
+/**
+ * An id query filter (`service_id=…`): compared with the stored ids, so text that is not a UUID
+ * matches nothing. CloudKitty compat: WSME never checks a query argument's UUID type, and Horizon's
+ * "Create new Field" asks `GET H/fields/?service_id=instance` (a 400 broke its form).
+ */
+export const IdFilter = Type.String({ description: 'UUID; other text matches nothing' });
 
 /** `string | null` as `{"type": ["string", "null"]}`. */
 export function NullableString(options: { maxLength?: number; minLength?: number; description?: string } = {}): TUnsafe<string | null> {

@@ -36,7 +36,7 @@ export const mappingNameUsed = (name: string, id: string) => new ConflictError(`
 /** 409 for a threshold with the same level, parent, tenant and group. */
 export const thresholdExists = (level: string, parent: ParentRef, tenant: string | null) =>
   new ConflictError(`Threshold '${level}' already exists for ${parent.kind} '${parent.id}', tenant: '${tenant ?? 'None'}'`);
-/** 404 `Mapping has no group`. */
-export const mappingHasNoGroup = () => new NotFoundError('Mapping has no group');
-/** 404 `Threshold has no group`. */
-export const thresholdHasNoGroup = () => new NotFoundError('Threshold has no group');
+/** 404 `Mapping has no group (UUID: {id})`: CloudKitty compat, also for an unknown mapping. */
+export const mappingHasNoGroup = (id: string) => new NotFoundError(`Mapping has no group (UUID: ${id})`);
+/** 404 `Threshold has no group (UUID: {id})`: CloudKitty compat, also for an unknown threshold. */
+export const thresholdHasNoGroup = (id: string) => new NotFoundError(`Threshold has no group (UUID: ${id})`);

@@ -3,7 +3,7 @@
  * query strings. Bodies refuse unknown attributes but accept the read-only ones the client echoes.
  */
 import { Type, type Static } from 'typebox';
-import { BooleanText, DateTimeInput, DecimalInput, EchoedValue, NullableDateTime, NullableString, QueryString, UuidText } from '../common/schemas.js';
+import { BooleanText, DateTimeInput, DecimalInput, EchoedValue, NullableDateTime, NullableString, QueryString, IdFilter } from '../common/schemas.js';
 import { RULE_FILTERS } from '../common/rule-filters.js';
 
 /** Rule types, always in this order (fix: CloudKitty's order was unstable). */
@@ -106,9 +106,9 @@ export type ThresholdUpdateBody = Static<typeof ThresholdUpdateBody>;
 
 /** Filters by parent, group and tenant, shared by the mapping and threshold lists (api.md §4). */
 const PARENT_FILTERS = {
-  service_id: Type.Optional(UuidText),
-  field_id: Type.Optional(UuidText),
-  group_id: Type.Optional(UuidText),
+  service_id: Type.Optional(IdFilter),
+  field_id: Type.Optional(IdFilter),
+  group_id: Type.Optional(IdFilter),
   no_group: Type.Optional(BooleanText),
   tenant_id: Type.Optional(Type.String()),
   filter_tenant: Type.Optional(BooleanText),

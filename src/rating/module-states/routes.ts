@@ -9,8 +9,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotFoundError, TariffError } from '../../kernel/errors.js';
 import { classifyDatabaseError } from '../../database/errors.js';
 import { validationMessage } from '../../http/faults.js';
-import { NoContent, faultResponses, messageResponses } from '../../http/fault-schema.js';
+import { NoContent, UpdateRedirect, faultResponses, messageResponses } from '../../http/fault-schema.js';
 import { changeJournal } from '../../http/change-journal.js';
+import { setLocation } from '../../http/request.js';
 import type { ModuleStateRepository } from './repository.js';
 import type { ModuleState } from './states.js';
 import { ModuleIdQuery, ModuleV1, ModuleV1Collection, ModuleV1UpdateBody, ModuleV2, ModuleV2Collection, ModuleV2UpdateBody } from './schemas.js';
@@ -85,7 +86,7 @@ export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
   app.put(
     '/modules/:module_id',
     {
-      config: { bodyName: 'module' },
+      config: { bodyName: 'module', updateAnswer: 'redirect' },
       schema: {
         hide: hidden,
         tags,
@@ -94,15 +95,17 @@ export const moduleRoutesV1: FastifyPluginAsyncTypebox<ModuleStateRouteOptions> 
         querystring: ModuleIdQuery,
         body: ModuleV1UpdateBody,
         response: {
+          302: UpdateRedirect,
           200: ModuleV1,
           ...faultResponses(400, 401, 403, 404, 413, 415, 503),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       await find(request.params.module_id);
       const state = await modules.update(request.params.module_id, { enabled: request.body.enabled, priority: request.body.priority }, changeJournal(request));
       onChange();
+      setLocation(request, reply, request.params.module_id);
       return v1(state);
     },
   );

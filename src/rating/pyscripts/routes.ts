@@ -89,7 +89,7 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
     app.put(
       url,
       {
-        config: { bodyName: 'script_data' },
+        config: { bodyName: 'script_data', updateAnswer: 'created' },
         schema: {
           hide: hidden,
           tags,
@@ -97,7 +97,7 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<ScriptRouteOptions> = async
           querystring: IdQuery,
           body: ScriptUpdateBody,
           response: {
-            200: Script,
+            201: Script,
             ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
           },
         },

@@ -8,7 +8,7 @@ import type { ChangeJournal } from '../../../database/change-journal.js';
 import { hashmapTables, type HashmapDb } from '../tables.js';
 import { ReusableQuery } from '../../../database/reusable-query.js';
 import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
-import { mappingHasNoGroup, noSuchGroup, noSuchMapping, type ParentRef } from '../errors.js';
+import { mappingHasNoGroup, noSuchMapping, type ParentRef } from '../errors.js';
 import { validityOf } from '../../common/versioning.js';
 import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingClashes, type MappingDraft, type MappingFilters } from '../validation.js';
 import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
@@ -164,15 +164,20 @@ export class MappingRepository {
     return this.toMapping(row);
   }
 
-  /** Live mappings of a group. @throws NotFoundError when the group is unknown. */
+  /** Live mappings of a group; none for an unknown group (CloudKitty compat: an empty list, not a 404). */
   async listOfGroup(groupUuid: string): Promise<Mapping[]> {
     const group = await this.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
-    if (!group) throw noSuchGroup(groupUuid);
+    if (!group) return [];
     const rows = await selectMappings(this.db).where('m.group_id', '=', group.id).where('m.deleted', 'is', null).orderBy('m.id').execute();
     return rows.map(this.toMapping);
   }
 
-  /** The group of a live mapping. @throws NotFoundError `No such mapping` / `Mapping has no group`. */
+  /**
+   * The group of a live mapping.
+   *
+   * @throws NotFoundError `Mapping has no group (UUID: {id})`, also for an unknown mapping
+   *   (CloudKitty compat: its query joins the group and finds no row either way).
+   */
   async groupOf(uuid: string): Promise<Group> {
     const row = await this.db
       .selectFrom('hashmap_mappings as m')
@@ -181,8 +186,7 @@ export class MappingRepository {
       .where('m.mapping_id', '=', uuid)
       .where('m.deleted', 'is', null)
       .executeTakeFirst();
-    if (!row) throw noSuchMapping(uuid);
-    if (row.group_id === null || row.name === null) throw mappingHasNoGroup();
+    if (!row || row.group_id === null || row.name === null) throw mappingHasNoGroup(uuid);
     return { group_id: row.group_id, name: row.name };
   }
 

@@ -5,7 +5,7 @@ import { inWriteTransaction } from '../../../database/transaction.js';
 import type { ChangeJournal } from '../../../database/change-journal.js';
 import { hashmapTables, type HashmapDb } from '../tables.js';
 import { COST_COLUMN, LEVEL_COLUMN, normalizeDecimal } from '../../common/decimal.js';
-import { noSuchGroup, noSuchThreshold, thresholdHasNoGroup, type ParentRef } from '../errors.js';
+import { noSuchThreshold, thresholdHasNoGroup, type ParentRef } from '../errors.js';
 import { findThresholdConflict, planThresholdUpdate, type ParentFilters, type ThresholdDraft, type ThresholdKey } from '../validation.js';
 import type { Group, Threshold, ThresholdUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
@@ -91,18 +91,24 @@ export class ThresholdRepository {
     return toThreshold(row);
   }
 
-  /** Thresholds of a group. @throws NotFoundError when the group is unknown. */
+  /** Thresholds of a group; none for an unknown group (CloudKitty compat: an empty list, not a 404). */
   async listOfGroup(groupUuid: string): Promise<Threshold[]> {
     const group = await this.db.selectFrom('hashmap_groups').select('id').where('group_id', '=', groupUuid).executeTakeFirst();
-    if (!group) throw noSuchGroup(groupUuid);
+    if (!group) return [];
     const rows = await selectThresholds(this.db).where('t.group_id', '=', group.id).orderBy('t.id').execute();
     return rows.map(toThreshold);
   }
 
-  /** The group of a threshold. @throws NotFoundError `No such threshold` / `Threshold has no group`. */
+  /**
+   * The group of a threshold.
+   *
+   * @throws NotFoundError `Threshold has no group (UUID: {id})`, also for an unknown threshold
+   *   (CloudKitty compat).
+   */
   async groupOf(uuid: string): Promise<Group> {
-    const threshold = await this.get(uuid);
-    if (threshold.group_id === null) throw thresholdHasNoGroup();
+    const row = await selectThresholds(this.db).where('t.threshold_id', '=', uuid).executeTakeFirst();
+    const threshold = row && toThreshold(row);
+    if (!threshold || threshold.group_id === null) throw thresholdHasNoGroup(uuid);
     const group = await this.db.selectFrom('hashmap_groups').select(['group_id', 'name']).where('group_id', '=', threshold.group_id).executeTakeFirstOrThrow();
     return group;
   }

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
+import { actingUser, requestTime, requiredArgument, resourceId, setLocation } from '../../../http/request.js';
 import { changeJournal } from '../../../http/change-journal.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
 import { noSuchGroup } from '../errors.js';
@@ -114,7 +114,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
         },
       },
       async (request) => ({
-        mappings: await mappings.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
+        mappings: await mappings.listOfGroup(requiredArgument(request, 'group_id').toLowerCase()),
       }),
     );
   }
@@ -134,7 +134,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
         },
       },
       async (request) => ({
-        thresholds: await thresholds.listOfGroup(resourceId(request, 'group_id', noSuchGroup)),
+        thresholds: await thresholds.listOfGroup(requiredArgument(request, 'group_id').toLowerCase()),
       }),
     );
   }

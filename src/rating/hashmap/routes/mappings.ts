@@ -1,11 +1,11 @@
 /** Routes of hashmap mappings and `types` (api.md §4, §6). Thin: parse → call → status. */
 import { Type } from 'typebox';
-import { NoContent, faultResponses } from '../../../http/fault-schema.js';
+import { NoContent, UpdateRedirect, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, resourceId, setLocation } from '../../../http/request.js';
 import { changeJournal } from '../../../http/change-journal.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
-import { noSuchMapping } from '../errors.js';
+import { mappingHasNoGroup, noSuchMapping } from '../errors.js';
 import { mappingFiltersFrom, parseMappingCreate } from '../validation.js';
 import { Group, Mapping, MappingCollection, MappingCreateBody, MappingListQuery, MappingUpdateBody, RULE_TYPES } from '../schemas.js';
 import type { HashmapRouteOptions } from './context.js';
@@ -67,7 +67,7 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         },
       },
     },
-    (request) => mappings.groupOf(resourceId(request, 'mapping_id', noSuchMapping)),
+    (request) => mappings.groupOf(resourceId(request, 'mapping_id', mappingHasNoGroup)),
   );
   app.get(
     '/mappings/:mapping_id',
@@ -113,7 +113,7 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
     app.put(
       url,
       {
-        config: { bodyName: 'mapping' },
+        config: { bodyName: 'mapping', updateAnswer: 'redirect' },
         schema: {
           hide: hidden,
           tags,
@@ -121,6 +121,7 @@ export const mappingRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
           querystring: IdQuery,
           body: MappingUpdateBody,
           response: {
+            302: UpdateRedirect,
             200: Mapping,
             ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
           },

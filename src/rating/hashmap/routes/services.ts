@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestTime, requiredArgument, resourceId, setLocation } from '../../../http/request.js';
 import { changeJournal } from '../../../http/change-journal.js';
 import { isUuid } from '../../../kernel/ids.js';
-import { QueryString, UuidText } from '../../common/schemas.js';
+import { IdFilter, QueryString } from '../../common/schemas.js';
 import { noSuchField, noSuchService } from '../errors.js';
 import { Field, FieldCollection, FieldCreateBody, MappingCollection, Service, ServiceCollection, ServiceCreateBody } from '../schemas.js';
 import type { HashmapRouteOptions } from './context.js';
@@ -145,7 +145,7 @@ export const serviceRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = asy
         hide: hidden,
         tags,
         summary: 'List the fields of a service',
-        querystring: QueryString({ service_id: Type.Optional(UuidText) }),
+        querystring: QueryString({ service_id: Type.Optional(IdFilter) }),
         response: {
           200: FieldCollection,
           ...faultResponses(400, 401, 403, 404, 503),

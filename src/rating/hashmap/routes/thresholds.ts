@@ -1,11 +1,11 @@
 /** Routes of hashmap thresholds (api.md §4). Thin: parse → call → status. */
 import { Type } from 'typebox';
-import { NoContent, faultResponses } from '../../../http/fault-schema.js';
+import { NoContent, UpdateRedirect, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { resourceId, setLocation } from '../../../http/request.js';
 import { changeJournal } from '../../../http/change-journal.js';
 import { QueryString } from '../../common/schemas.js';
-import { noSuchThreshold } from '../errors.js';
+import { noSuchThreshold, thresholdHasNoGroup } from '../errors.js';
 import { parentFiltersFrom, parseThresholdCreate } from '../validation.js';
 import { Group, Threshold, ThresholdCollection, ThresholdCreateBody, ThresholdListQuery, ThresholdUpdateBody } from '../schemas.js';
 import type { HashmapRouteOptions } from './context.js';
@@ -49,7 +49,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
         },
       },
     },
-    (request) => thresholds.groupOf(resourceId(request, 'threshold_id', noSuchThreshold)),
+    (request) => thresholds.groupOf(resourceId(request, 'threshold_id', thresholdHasNoGroup)),
   );
   app.get(
     '/thresholds/:threshold_id',
@@ -93,7 +93,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
     app.put(
       url,
       {
-        config: { bodyName: 'threshold' },
+        config: { bodyName: 'threshold', updateAnswer: 'redirect' },
         schema: {
           hide: hidden,
           tags,
@@ -101,6 +101,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = a
           querystring: IdQuery,
           body: ThresholdUpdateBody,
           response: {
+            302: UpdateRedirect,
             200: Threshold,
             ...faultResponses(400, 401, 403, 404, 409, 413, 415, 503),
           },

@@ -1,0 +1,89 @@
+/**
+ * CloudKitty's success codes for updates, without its request storm (api.md §1, issue 23 class 2).
+ *
+ * CloudKitty compat: `PUT /v1/rating/modules/{id}`, a mapping PUT and a threshold PUT answer 302
+ * with `Location` and no body; a script PUT answers 201 with the script. Tempest asserts those
+ * codes. fix: CloudKitty's `Location` is the URL the PUT went to, and keystoneauth (the
+ * `cloudkitty` CLI, Horizon) repeats the same PUT there for every 302, up to 31 times. Tariff's
+ * `Location` is the object's URL with `?update_request=<the update's request id>`: a PUT there is
+ * the client following the redirect of an update already applied, so it changes nothing, records
+ * nothing and answers 204. One update is then exactly two requests. A GET there (clients that turn
+ * a followed 302 into a GET) reads the object as usual.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequestError } from '../kernel/errors.js';
+
+/** Route config key: how the route's successful update answers on the wire. */
+export interface UpdateAnswerRouteConfig {
+  /** `redirect`: 302, `Location`, no body (modules, mappings, thresholds); `created`: 201 with the object (scripts). */
+  updateAnswer?: 'redirect' | 'created';
+}
+
+/** The query parameter naming the update a followed redirect comes from. */
+export const FOLLOWED_UPDATE_PARAMETER = 'update_request';
+
+const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** PUT requests that follow the redirect of an applied update. */
+const followUps = new WeakSet<FastifyRequest>();
+
+function updateAnswerOf(request: FastifyRequest): UpdateAnswerRouteConfig['updateAnswer'] {
+  return (request.routeOptions.config as UpdateAnswerRouteConfig | undefined)?.updateAnswer;
+}
+
+/**
+ * Takes {@link FOLLOWED_UPDATE_PARAMETER} out of the query before the route's schema sees it
+ * (called by the app's `preValidation`). A PUT carrying it on a `redirect` route is remembered as
+ * a follow-up, answered 204 by {@link installUpdateAnswers}'s `preHandler`.
+ *
+ * @throws BadRequestError (the unknown-argument fault) when the parameter is not one request id
+ *   (`req-<uuid>`), or comes with a method and route that answer no redirect.
+ */
+export function takeFollowedUpdate(request: FastifyRequest): void {
+  const query = request.query as Record<string, unknown> | undefined;
+  const value = query?.[FOLLOWED_UPDATE_PARAMETER];
+  if (value === undefined) return;
+  // A GET carrying it comes from a client that turned the followed 302 into a GET: read as usual.
+  const followsRedirect = request.method === 'GET' || (request.method === 'PUT' && updateAnswerOf(request) === 'redirect');
+  if (!followsRedirect || typeof value !== 'string' || !REQUEST_ID.test(value)) {
+    throw new BadRequestError(`Unknown argument: "${FOLLOWED_UPDATE_PARAMETER}"`);
+  }
+  delete query![FOLLOWED_UPDATE_PARAMETER];
+  if (request.method === 'PUT') followUps.add(request);
+}
+
+/** The object's URL with the follow-up parameter of this update. */
+function followUpLocation(request: FastifyRequest, reply: FastifyReply): string | undefined {
+  const location = reply.getHeader('location');
+  if (typeof location !== 'string') return undefined;
+  return `${location}?${FOLLOWED_UPDATE_PARAMETER}=${request.id}`;
+}
+
+/**
+ * Installs the answers: a remembered follow-up PUT is answered 204 after authentication, policy
+ * and validation, before its handler (nothing written); a successful PUT on a route with
+ * `config.updateAnswer` leaves with CloudKitty's code (`redirect`: 302, the follow-up `Location`,
+ * no body; `created`: 201, its body and `Location`).
+ */
+export function installUpdateAnswers(app: FastifyInstance): void {
+  app.addHook('preHandler', (request, reply, done) => {
+    if (followUps.has(request)) {
+      reply.code(204).send();
+      return;
+    }
+    done();
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const answer = request.method === 'PUT' && reply.statusCode === 200 ? updateAnswerOf(request) : undefined;
+    if (answer === 'created') reply.code(201);
+    if (answer === 'redirect') {
+      const location = followUpLocation(request, reply);
+      if (location !== undefined) {
+        reply.code(302).header('location', location).removeHeader('content-type');
+        done(null, '');
+        return;
+      }
+    }
+    done(null, payload);
+  });
+}
