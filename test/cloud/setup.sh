@@ -37,6 +37,8 @@ mkdir -p "$CLOUD_DIR/cloudkitty/log" "$CLOUD_DIR/cloudkitty/lock" "$CLOUD_DIR/ta
 CLOUD_DIR="$(cd "$CLOUD_DIR" && pwd -P)"
 CK_DIR="$CLOUD_DIR/cloudkitty"
 TARIFF_DIR="$CLOUD_DIR/tariff"
+cloudkitty_started=""
+tariff_started=""
 
 # ---------------------------------------------------------------------------------------------
 # Ports: free ones on first run, the same ones again on a re-run with this CLOUD_DIR
@@ -80,24 +82,24 @@ wait_http() {  # wait_http URL PIDFILE DIR NAME LOG
 }
 
 # ---------------------------------------------------------------------------------------------
-# 1. Keystone (test/keystone/setup.sh), its rating endpoint in CLOUD_TARIFF_REGION -> Tariff
+# 1. Keystone (test/keystone/setup.sh) in the background, while CloudKitty and Tariff start: they
+#    call Keystone only when a request comes. Its rating endpoint in CLOUD_TARIFF_REGION -> Tariff.
 # ---------------------------------------------------------------------------------------------
-t0=$SECONDS
-keystone_env="$(KEYSTONE_DIR="$CLOUD_DIR/keystone" KEYSTONE_PORT="$CLOUD_KEYSTONE_PORT" \
+t_keystone=$SECONDS
+rm -f "$CLOUD_DIR/keystone-env-path"
+KEYSTONE_DIR="$CLOUD_DIR/keystone" KEYSTONE_PORT="$CLOUD_KEYSTONE_PORT" \
   KEYSTONE_REGION="$CLOUD_TARIFF_REGION" RATING_ENDPOINT_URL="$CLOUD_TARIFF_URL" \
-  "$ROOT/test/keystone/setup.sh" | tail -n 1)"
-# shellcheck disable=SC1090
-. "$keystone_env"
-log "keystone ready in $((SECONDS - t0)) s on $KEYSTONE_URL"
-
-# ---------------------------------------------------------------------------------------------
-# 2. The second region, CloudKitty's service user, the `rating` role
-# ---------------------------------------------------------------------------------------------
-t0=$SECONDS
-export CLOUD_TARIFF_REGION CLOUD_CLOUDKITTY_REGION CLOUD_CLOUDKITTY_USER CLOUD_CLOUDKITTY_PASSWORD \
-  CLOUD_CLOUDKITTY_URL CLOUD_TARIFF_URL
-$PY "$HERE/provision.py" || die "provisioning the second region and the cloudkitty user failed"
-log "regions and identities ready in $((SECONDS - t0)) s"
+  "$ROOT/test/keystone/setup.sh" >"$CLOUD_DIR/keystone-env-path" &
+keystone_job=$!
+# What Keystone's env.sh will say (test/keystone/setup.sh's fixed names and defaults), checked below.
+KEYSTONE_BASE_URL="http://127.0.0.1:$CLOUD_KEYSTONE_PORT"
+KEYSTONE_URL="$KEYSTONE_BASE_URL/v3"
+KEYSTONE_SERVICE_PROJECT=service
+KEYSTONE_TARIFF_USER=tariff
+KEYSTONE_TARIFF_PASSWORD="${KEYSTONE_TARIFF_PASSWORD:-tariff-secret}"
+expected_keystone="$KEYSTONE_URL $KEYSTONE_SERVICE_PROJECT $KEYSTONE_TARIFF_USER $KEYSTONE_TARIFF_PASSWORD"
+# A failure below stops the background Keystone set-up too (what it started stays for stop.sh).
+trap 'kill "$keystone_job" 2>/dev/null || true' EXIT
 
 # ---------------------------------------------------------------------------------------------
 # 3. CloudKitty 17 API, Keystone mode, SQLite, uwsgi
@@ -197,8 +199,7 @@ if ! pid_in "$CK_PID_FILE" "$CK_DIR" >/dev/null; then
   [ -x "$UWSGI" ] || UWSGI="$(command -v uwsgi)"
   (cd "$CK_DIR" && "$UWSGI" --ini "$CK_DIR/uwsgi.ini" >&2) || die "uwsgi failed to start CloudKitty (log: $CK_DIR/log/uwsgi.log)"
   wait_http "$CLOUD_CLOUDKITTY_URL/" "$CK_PID_FILE" "$CK_DIR" CloudKitty "$CK_DIR/log/uwsgi.log"
-  # hashmap and pyscripts enabled, as ../shared/anchors/cloudkitty/setup.sh does (admin token).
-  $PY "$HERE/provision.py" enable-modules "$CLOUD_CLOUDKITTY_URL" || die "enabling CloudKitty's rating modules failed"
+  cloudkitty_started=1
   log "cloudkitty (pid $(pid_in "$CK_PID_FILE" "$CK_DIR")) answers on $CLOUD_CLOUDKITTY_URL after $((SECONDS - t0)) s"
 fi
 
@@ -248,12 +249,37 @@ if ! pid_in "$TARIFF_PID_FILE" "$TARIFF_DIR" >/dev/null; then
     setsid "$CLOUD_NODE" --max-semi-space-size=64 --expose-gc "$ROOT/bin/tariff.js" serve \
     </dev/null >>"$TARIFF_LOG" 2>&1 & echo $! >"$TARIFF_PID_FILE")
   wait_http "$CLOUD_TARIFF_URL/healthcheck" "$TARIFF_PID_FILE" "$TARIFF_DIR" Tariff "$TARIFF_LOG"
-  $PY "$HERE/provision.py" enable-modules "$CLOUD_TARIFF_URL" || die "enabling Tariff's rating modules failed (log: $TARIFF_LOG)"
+  tariff_started=1
   log "tariff (pid $(cat "$TARIFF_PID_FILE")) answers on $CLOUD_TARIFF_URL after $((SECONDS - t0)) s"
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 5. env.sh: Keystone's, and the cloud's
+# 5. Keystone done: the second region, CloudKitty's service user, the `rating` role; the rating
+#    modules of a server started now enabled (hashmap, pyscripts: as the CloudKitty anchor does)
+# ---------------------------------------------------------------------------------------------
+wait "$keystone_job" || die "Keystone did not start (test/keystone/setup.sh failed, see above)"
+trap - EXIT
+keystone_env="$(tail -n 1 "$CLOUD_DIR/keystone-env-path")"
+[ -f "$keystone_env" ] || die "test/keystone/setup.sh printed no env.sh path"
+# shellcheck disable=SC1090
+. "$keystone_env"
+[ "$KEYSTONE_URL $KEYSTONE_SERVICE_PROJECT $KEYSTONE_TARIFF_USER $KEYSTONE_TARIFF_PASSWORD" = "$expected_keystone" ] ||
+  die "Keystone's env.sh ($KEYSTONE_URL, $KEYSTONE_SERVICE_PROJECT, $KEYSTONE_TARIFF_USER) is not what CloudKitty and Tariff were given ($expected_keystone)"
+log "keystone ready after $((SECONDS - t_keystone)) s on $KEYSTONE_URL"
+t0=$SECONDS
+export CLOUD_TARIFF_REGION CLOUD_CLOUDKITTY_REGION CLOUD_CLOUDKITTY_USER CLOUD_CLOUDKITTY_PASSWORD \
+  CLOUD_CLOUDKITTY_URL CLOUD_TARIFF_URL
+$PY "$HERE/provision.py" || die "provisioning the second region and the cloudkitty user failed"
+if [ -n "$cloudkitty_started" ]; then
+  $PY "$HERE/provision.py" enable-modules "$CLOUD_CLOUDKITTY_URL" || die "enabling CloudKitty's rating modules failed (log: $CK_LOG)"
+fi
+if [ -n "$tariff_started" ]; then
+  $PY "$HERE/provision.py" enable-modules "$CLOUD_TARIFF_URL" || die "enabling Tariff's rating modules failed (log: $TARIFF_LOG)"
+fi
+log "regions, identities and modules ready in $((SECONDS - t0)) s"
+
+# ---------------------------------------------------------------------------------------------
+# 6. env.sh: Keystone's, and the cloud's
 # ---------------------------------------------------------------------------------------------
 {
   echo "# Written by test/cloud/setup.sh: source it."
