@@ -37,7 +37,9 @@ export function send(baseUrl: string, method: string, path: string, options: Sen
     headers['content-length'] = String(Buffer.byteLength(options.body));
   }
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${baseUrl}${path}`, { method, headers, agent: false, timeout: options.timeoutMs ?? 30_000 }, (response) => {
+    // The path as given, not through URL parsing (which would resolve `%2e%2e` segments).
+    const { hostname, port } = new URL(baseUrl);
+    const request = httpRequest({ hostname, port, path, method, headers, agent: false, timeout: options.timeoutMs ?? 30_000 }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);

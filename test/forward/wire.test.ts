@@ -155,6 +155,16 @@ describe('forwarding on the wire', () => {
     expect(upstream.received.length).toBe(before);
   });
 
+  it("never reaches CloudKitty's other paths through a dot-dot segment", async () => {
+    const before = upstream.received.length;
+    for (const path of ['/v1/info/%2e%2e/rating/modules', '/v1/report/%2E%2E/%2E%2E/v1/rating/module_config/hashmap/services']) {
+      const answer = await send(tariff.url, 'GET', path);
+      expect(answer.status, path).toBe(400);
+      expect(JSON.parse(answer.text).faultcode).toBe('Client');
+    }
+    expect(upstream.received.length).toBe(before);
+  });
+
   it('refuses an upload over TARIFF_CLOUDKITTY_BODY_LIMIT_MB with a 413, forwarding nothing', async () => {
     const before = upstream.received.length;
     const declared = await send(tariff.url, 'POST', '/v2/dataframes', {
