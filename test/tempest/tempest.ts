@@ -33,8 +33,12 @@ export function tempestUnavailable(): string | null {
   }
   try {
     execFileSync('/usr/bin/python3', ['-c', 'import tempest, stestr, subunit, testtools'], { stdio: 'pipe' });
-  } catch {
-    return 'python3-tempest (with stestr and subunit) is not installed (apt-get install -y python3-tempest python3-stestr python3-subunit)';
+  } catch (error: unknown) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? error)
+      .trim()
+      .split('\n')
+      .pop();
+    return `python3-tempest (with stestr and subunit) cannot be imported by /usr/bin/python3: ${stderr} (apt-get install -y python3-tempest python3-stestr python3-subunit)`;
   }
   return null;
 }
