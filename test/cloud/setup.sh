@@ -211,7 +211,7 @@ TARIFF_PID_FILE="$TARIFF_DIR/tariff.pid"
 TARIFF_LOG="$TARIFF_DIR/tariff.log"
 # The caller's TARIFF_* variables (e.g. TARIFF_LOG_LEVEL) pass through, except the ones set here.
 {
-  env | grep -E '^TARIFF_' | grep -Ev '^TARIFF_(HOST|PORT|DATABASE_URL|AUTH|KEYSTONE_[A-Z_]*|CLOUDKITTY_API_URL)=' | sort || true
+  env | grep -E '^TARIFF_' | grep -Ev '^TARIFF_(HOST|PORT|DATABASE_URL|AUTH|KEYSTONE_(AUTH_URL|USERNAME|PASSWORD|PROJECT_NAME)|CLOUDKITTY_API_URL)=' | sort || true
   cat <<EOF
 TARIFF_HOST=127.0.0.1
 TARIFF_PORT=$CLOUD_TARIFF_PORT
@@ -226,6 +226,9 @@ EOF
 } >"$TARIFF_DIR/tariff.env.new"
 grep -q '^TARIFF_SANDBOX_WORKERS=' "$TARIFF_DIR/tariff.env.new" || echo 'TARIFF_SANDBOX_WORKERS=1' >>"$TARIFF_DIR/tariff.env.new"
 grep -q '^TARIFF_SANDBOX_SPARE_WORKERS=' "$TARIFF_DIR/tariff.env.new" || echo 'TARIFF_SANDBOX_SPARE_WORKERS=0' >>"$TARIFF_DIR/tariff.env.new"
+# A loaded CI machine (load average 10+ seen) can take more than the default 5 s to validate a
+# token; CloudKitty's keystonemiddleware waits longer than that too.
+grep -q '^TARIFF_KEYSTONE_TIMEOUT=' "$TARIFF_DIR/tariff.env.new" || echo 'TARIFF_KEYSTONE_TIMEOUT=30' >>"$TARIFF_DIR/tariff.env.new"
 tariff_changed=1
 if [ -f "$TARIFF_DIR/tariff.env" ] && cmp -s "$TARIFF_DIR/tariff.env" "$TARIFF_DIR/tariff.env.new" &&
    [ "$TARIFF_DIR/tariff.env" -nt "$ROOT/dist/cli.js" ]; then
