@@ -97,3 +97,40 @@ export function readEnvFile(path: string): Record<string, string> {
   }
   return env;
 }
+
+/** One endpoint of Keystone's catalog. */
+export interface CatalogEndpoint {
+  /** Service type (`rating`, `identity`). */
+  type: string;
+  interface: string;
+  region: string;
+  url: string;
+}
+
+/**
+ * Logs the admin in (project admin, password) and returns the token and the catalog Keystone sent
+ * with it, flattened. Throws when Keystone refuses.
+ */
+export async function adminLogin(cloud: Cloud): Promise<{ token: string; catalog: CatalogEndpoint[] }> {
+  const env = cloud.env;
+  const response = await fetch(`${env.KEYSTONE_URL}/auth/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      auth: {
+        identity: {
+          methods: ['password'],
+          password: { user: { name: env.KEYSTONE_ADMIN_USER, password: env.KEYSTONE_ADMIN_PASSWORD, domain: { id: 'default' } } },
+        },
+        scope: { project: { name: env.KEYSTONE_ADMIN_PROJECT, domain: { id: 'default' } } },
+      },
+    }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  if (response.status !== 201) throw new Error(`admin login failed: ${response.status} ${await response.text()}`);
+  const body = (await response.json()) as { token: { catalog: { type: string; endpoints: { interface: string; region_id: string; url: string }[] }[] } };
+  const catalog = body.token.catalog.flatMap((service) =>
+    service.endpoints.map((endpoint) => ({ type: service.type, interface: endpoint.interface, region: endpoint.region_id, url: endpoint.url })),
+  );
+  return { token: response.headers.get('x-subject-token')!, catalog };
+}

@@ -7,11 +7,11 @@
  * that failed with both answers go to TARIFF_TEMPEST_REPORT_DIR (default test-results/tempest/):
  * report.md, differences.json, cloudkitty/ and tariff/ (tempest.conf, tempest.log, results.json).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cloudUnavailable, startCloud, type Cloud } from '../cloud/cloud.js';
+import { adminLogin, cloudUnavailable, startCloud, type Cloud } from '../cloud/cloud.js';
 import { compareRuns, renderReport } from './compare.js';
 import { pluginDirectory, runTempest, tempestUnavailable } from './tempest.js';
 
@@ -32,10 +32,44 @@ describe.skipIf(Boolean(missing))(`CloudKitty's tempest plugin (${pluginDirector
   afterAll(async () => {
     // The logs stay in the report; the servers stop and their databases go.
     await cloud?.stop();
-    for (const name of ['keystone/keystone.db', 'keystone/fernet-keys', 'keystone/credential-keys', 'cloudkitty/cloudkitty.sqlite', 'tariff/tariff.db']) {
+    // (ports.env too: the next run takes free ports again.)
+    for (const name of [
+      'keystone/keystone.db',
+      'keystone/fernet-keys',
+      'keystone/credential-keys',
+      'cloudkitty/cloudkitty.sqlite',
+      'tariff/tariff.db',
+      'ports.env',
+    ]) {
       rmSync(join(REPORT, 'cloud', name), { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("has each region's rating endpoint on its own server, both asking for a token, and keeps them running when set up again", async () => {
+    const { token, catalog } = await adminLogin(cloud!);
+    const rating = catalog.filter((endpoint) => endpoint.type === 'rating' && endpoint.interface === 'public');
+    expect(Object.fromEntries(rating.map((endpoint) => [endpoint.region, endpoint.url]))).toEqual({
+      [cloud!.tariffRegion]: cloud!.tariffUrl,
+      [cloud!.cloudkittyRegion]: cloud!.cloudkittyUrl,
+    });
+    const identityRegions = new Set(catalog.filter((endpoint) => endpoint.type === 'identity').map((endpoint) => endpoint.region));
+    expect(identityRegions).toEqual(new Set([cloud!.tariffRegion, cloud!.cloudkittyRegion]));
+    for (const url of [cloud!.tariffUrl, cloud!.cloudkittyUrl]) {
+      expect((await fetch(`${url}/v1/rating/modules`)).status, url).toBe(401);
+      const modules = (await (await fetch(`${url}/v1/rating/modules`, { headers: { 'x-auth-token': token } })).json()) as {
+        modules: { module_id: string; enabled: boolean }[];
+      };
+      expect(
+        modules.modules.filter((module) => module.enabled).map((module) => module.module_id),
+        url,
+      ).toEqual(expect.arrayContaining(['hashmap', 'pyscripts']));
+    }
+    const pids = () => ['TARIFF_PID_FILE', 'CK_PID_FILE', 'KEYSTONE_PID_FILE'].map((name) => readFileSync(cloud!.env[name], 'utf8').trim());
+    const before = pids();
+    const again = await startCloud({ directory: cloud!.directory });
+    expect(again.env).toEqual(cloud!.env);
+    expect(pids()).toEqual(before);
+  }, 300_000);
 
   it('ends every test against Tariff as against CloudKitty 17', async () => {
     // One after the other: CloudKitty 17 on SQLite answers "database is locked" to concurrent writes.
