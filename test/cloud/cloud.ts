@@ -4,7 +4,7 @@
  * `rating` endpoint in two regions (one per server). Started and stopped by setup.sh / stop.sh.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +47,7 @@ export interface Cloud {
 /**
  * Starts the cloud (or reuses what runs in `directory` with the same settings: setup.sh is
  * idempotent). `environment` is passed to setup.sh: its knobs (`CLOUD_*`) and `TARIFF_*` settings
- * for the Tariff process. Needs dist/ built. setup.sh's progress goes to `<directory>/setup.log`.
+ * for the Tariff process. Needs dist/ built. setup.sh's progress is added to `<directory>/setup.log`.
  * Throws with setup.sh's last output when a server does not start (what started is stopped
  * again). Takes ~25 s from nothing on an idle machine, ~5 s when running.
  */
@@ -64,11 +64,11 @@ export async function startCloud(options: { directory?: string; environment?: Re
       maxBuffer: 16 * 1024 * 1024,
     });
     envFile = stdout.trim().split('\n').pop()!;
-    writeFileSync(join(directory, 'setup.log'), stderr);
+    appendFileSync(join(directory, 'setup.log'), stderr);
   } catch (error: unknown) {
     await stop();
     const stderr = (error as { stderr?: string }).stderr;
-    if (stderr) writeFileSync(join(directory, 'setup.log'), stderr);
+    if (stderr) appendFileSync(join(directory, 'setup.log'), stderr);
     throw new Error(`the cloud did not start: ${stderr ? stderr.slice(-4000) : String(error)}`);
   }
   if (!existsSync(envFile)) throw new Error(`setup.sh printed no env.sh path: ${envFile}`);
