@@ -49,7 +49,8 @@ export interface Cloud {
  * idempotent). `environment` is passed to setup.sh: its knobs (`CLOUD_*`) and `TARIFF_*` settings
  * for the Tariff process. Needs dist/ built. setup.sh's progress is added to `<directory>/setup.log`.
  * Throws with setup.sh's last output when a server does not start (what started is stopped
- * again). Takes ~25 s from nothing on an idle machine, ~5 s when running.
+ * again). The servers are stopped when this process ends without calling `stop` (setup.sh's
+ * `CLOUD_OWNER_PID` watchdog). Takes ~25 s from nothing on an idle machine, ~5 s when running.
  */
 export async function startCloud(options: { directory?: string; environment?: Record<string, string> } = {}): Promise<Cloud> {
   const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'tariff-cloud-'));
@@ -59,7 +60,7 @@ export async function startCloud(options: { directory?: string; environment?: Re
   let envFile: string;
   try {
     const { stdout, stderr } = await run('bash', [join(HERE, 'setup.sh')], {
-      env: { ...process.env, ...options.environment, CLOUD_DIR: directory },
+      env: { ...process.env, CLOUD_OWNER_PID: String(process.pid), ...options.environment, CLOUD_DIR: directory },
       timeout: 900_000,
       maxBuffer: 16 * 1024 * 1024,
     });

@@ -282,7 +282,25 @@ fi
 log "regions, identities and modules ready in $((SECONDS - t0)) s"
 
 # ---------------------------------------------------------------------------------------------
-# 6. env.sh: Keystone's, and the cloud's
+# 6. CLOUD_OWNER_PID: a watchdog runs stop.sh once that process is gone (a test runner killed
+#    before its teardown leaves no servers behind). One per dir; a new owner replaces it.
+# ---------------------------------------------------------------------------------------------
+if [ -n "${CLOUD_OWNER_PID:-}" ]; then
+  kill -0 "$CLOUD_OWNER_PID" 2>/dev/null || die "CLOUD_OWNER_PID $CLOUD_OWNER_PID is not a running process"
+  if watchdog="$(pid_in "$CLOUD_DIR/watchdog.pid" "$CLOUD_DIR")" &&
+     [ "$(cat "$CLOUD_DIR/watchdog.owner" 2>/dev/null)" = "$CLOUD_OWNER_PID" ]; then
+    :  # already watching this owner
+  else
+    [ -n "${watchdog:-}" ] && kill "$watchdog" 2>/dev/null
+    echo "$CLOUD_OWNER_PID" >"$CLOUD_DIR/watchdog.owner"
+    (cd "$CLOUD_DIR" && exec setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done; exec "$2" "$3"' \
+      cloud-watchdog "$CLOUD_OWNER_PID" "$HERE/stop.sh" "$CLOUD_DIR" </dev/null >>"$CLOUD_DIR/watchdog.log" 2>&1 &
+      echo $! >"$CLOUD_DIR/watchdog.pid")
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 7. env.sh: Keystone's, and the cloud's
 # ---------------------------------------------------------------------------------------------
 {
   echo "# Written by test/cloud/setup.sh: source it."

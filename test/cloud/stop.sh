@@ -37,6 +37,11 @@ stop_in() {
   rm -f "$pid_file"
 }
 
+# The watchdog of CLOUD_OWNER_PID (setup.sh), unless this is the watchdog itself (it execs stop.sh).
+if [ -s "$dir/watchdog.pid" ] && [ "$(tr -dc 0-9 <"$dir/watchdog.pid")" != "$$" ]; then
+  stop_in watchdog "$dir/watchdog.pid" "$dir"
+fi
+rm -f "$dir/watchdog.pid" "$dir/watchdog.owner"
 stop_in tariff "$dir/tariff/tariff.pid" "$dir/tariff"
 stop_in cloudkitty "$dir/cloudkitty/uwsgi.pid" "$dir/cloudkitty"
 [ -d "$dir/keystone" ] && "$HERE/../keystone/stop.sh" "$dir/keystone"
