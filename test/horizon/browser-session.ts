@@ -34,13 +34,15 @@ export class HorizonSession {
     });
   }
 
-  /** Logs in (domain-less login form) and picks the services region. */
-  async login(user: string, password: string, region: string): Promise<void> {
+  /** Logs in (domain-less login form), then picks the project and the services region as a user would. */
+  async login(user: string, password: string, projectId: string, region: string): Promise<void> {
     await this.page.context().clearCookies();
     await this.page.goto(`${this.base}/auth/login/`);
     await this.page.fill('#id_username', user);
     await this.page.fill('#id_password', password);
     await Promise.all([this.page.waitForURL((url) => !url.pathname.startsWith('/auth/login')), this.page.click('#loginBtn')]);
+    // Horizon's project menu: the login may land in any of the user's projects.
+    await this.page.goto(`${this.base}/auth/switch/${projectId}/?next=/identity/`);
     // Horizon's region menu: the user's services region for the rest of the session.
     await this.page.goto(`${this.base}/auth/switch_services_region/${region}/?next=/identity/`);
     const selected = await this.page.locator('.navbar .dropdown-toggle:has-text("' + region + '")').count();
@@ -53,6 +55,15 @@ export class HorizonSession {
     const texts = async (selector: string) =>
       (await this.page.locator(selector).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').replace(/^× ?/, '').trim()).filter(Boolean);
     return { statuses, errors: [...new Set(await texts(ERROR_BANNERS))], successes: await texts(SUCCESS_BANNERS), title: await this.page.title() };
+  }
+
+  /**
+   * Resolves once the page has loaded the next document (after a form post, its redirect's
+   * target: redirects do not count as navigations).
+   */
+  private async navigation(): Promise<void> {
+    await this.page.waitForEvent('framenavigated', { predicate: (frame) => frame === this.page.mainFrame(), timeout: 30_000 });
+    await this.page.waitForLoadState('load');
   }
 
   /** Opens `path`. */
@@ -81,11 +92,9 @@ export class HorizonSession {
     const form = await this.open(path);
     if (form.statuses.some((status) => status >= 400) || !(await this.has('.modal-footer [type=submit]'))) return form;
     await fill(this.page);
-    await Promise.all([
-      this.page.waitForResponse((response) => response.request().method() === 'POST' && response.request().resourceType() === 'document'),
-      this.page.locator('.modal-footer [type=submit]').first().click(),
-    ]);
-    await this.page.waitForLoadState('load');
+    const navigated = this.navigation();
+    await this.page.locator('.modal-footer [type=submit]').first().click();
+    await navigated;
     const answer = await this.seen();
     return { ...answer, statuses: [...form.statuses, ...answer.statuses] };
   }
@@ -99,17 +108,14 @@ export class HorizonSession {
     const posted = this.page.waitForResponse((response) => response.request().method() === 'POST' && response.request().resourceType() === 'document', {
       timeout: 20_000,
     });
+    const navigated = this.navigation();
     // The button may sit in the row's closed drop-down menu: a DOM click reaches Horizon's handler.
     await this.page.locator(selector).first().dispatchEvent('click');
-    const confirm = this.page.locator('#modal_wrapper .modal-footer .btn-danger, #modal_wrapper .modal-footer .btn-primary');
-    try {
-      await confirm.first().waitFor({ state: 'visible', timeout: 3_000 });
-      await confirm.first().click();
-    } catch {
-      // no confirmation asked
-    }
-    await posted;
-    await this.page.waitForLoadState('load');
+    // Horizon asks to confirm a delete in a dialog; other batch actions post at once.
+    const confirm = this.page.locator('#modal_wrapper .modal-footer .btn-danger, #modal_wrapper .modal-footer .btn-primary').first();
+    const first = await Promise.race([confirm.waitFor({ state: 'visible', timeout: 20_000 }).then(() => 'confirm'), posted.then(() => 'posted')]);
+    if (first === 'confirm') await confirm.click();
+    await navigated;
     return this.seen();
   }
 }
