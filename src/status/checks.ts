@@ -10,6 +10,7 @@ import { inspectDatabase, UnrecognisedDatabaseError, type DatabaseState } from '
 import { storedTimeZone, SETTINGS_TABLE } from '../database/time-zone-record.js';
 import { upgradeDatabase, type TariffMigration } from '../database/migrate.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
+import { KeystoneClient } from '../auth/keystone.js';
 import { CheckCode, type CheckResult } from './report.js';
 
 /** oslo.upgradecheck compat (`common_checks.check_policy_json`): the check's name and message, word for word. */
@@ -160,12 +161,39 @@ async function cloudKittyCheck(config: TariffConfig): Promise<CheckResult> {
 }
 
 /**
+ * Keystone mode: Tariff's service user logs in to Keystone (and the token is revoked again)
+ * within `TARIFF_KEYSTONE_TIMEOUT`, as every token validation needs it to.
+ */
+async function keystoneCheck(config: TariffConfig): Promise<CheckResult> {
+  const name = 'Keystone';
+  const settings = config.keystone;
+  if (settings === undefined) return { name, code: CheckCode.Success, details: 'auth_strategy is noauth: no Keystone to check' };
+  const client = new KeystoneClient(settings);
+  const who = `service user ${settings.username} (project ${settings.projectName}) at ${settings.authUrl}`;
+  try {
+    const issued = await client.issueToken({
+      userName: settings.username,
+      password: settings.password,
+      projectName: settings.projectName,
+      userDomainName: settings.userDomainName,
+      projectDomainName: settings.projectDomainName,
+      userDomainId: settings.userDomainId,
+      projectDomainId: settings.projectDomainId,
+    });
+    await client.revokeToken(issued.token).catch(() => false);
+    return { name, code: CheckCode.Success, details: `${who} logged in` };
+  } catch (error) {
+    return { name, code: CheckCode.Failure, details: `${who} cannot log in: ${messageOf(error)}` };
+  }
+}
+
+/**
  * Runs every check, in the order printed: Database, Time zone of stored datetimes, Policy File
- * JSON to YAML Migration, Policy rules, CloudKitty API.
+ * JSON to YAML Migration, Policy rules, Keystone, CloudKitty API.
  *
  * @param migrations - the registered rating modules' migrations (application.ts `ratingModules()`).
  */
 export async function runUpgradeChecks(config: TariffConfig, migrations: Readonly<Record<string, TariffMigration>>): Promise<CheckResult[]> {
-  const [database, cloudKitty] = await Promise.all([databaseChecks(config, migrations), cloudKittyCheck(config)]);
-  return [...database, policyJsonCheck(config), policyRulesCheck(config), cloudKitty];
+  const [database, keystone, cloudKitty] = await Promise.all([databaseChecks(config, migrations), keystoneCheck(config), cloudKittyCheck(config)]);
+  return [...database, policyJsonCheck(config), policyRulesCheck(config), keystone, cloudKitty];
 }

@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -195,7 +195,19 @@ describe.skipIf(keystoneMissing)("kolla-ansible's cloudkitty.conf is all Tariff 
     const checked = await check();
     expect(checked.stderr).toBe('');
     expect(checked.stdout).not.toMatch(/Result: (Warning|Failure)/);
-    expect(checked.stdout.match(/Result: Success/g)).toHaveLength(5);
+    expect(checked.stdout.match(/Result: Success/g)).toHaveLength(6);
+    expect(checked.stdout).toContain(`Check: Keystone`);
     expect(checked.code).toBe(0);
+    // The same file with a wrong service password: the Keystone check fails, naming Keystone's refusal.
+    const wrong = join(folder, 'wrong-password.conf');
+    writeFileSync(wrong, readFileSync(conf, 'utf8').replace(/^password = .*$/m, 'password = not-the-password'));
+    const refused = await runTariffCommand(['status', 'upgrade', 'check', '--json', '--config-file', wrong]);
+    expect(refused.code).toBe(2);
+    const keystoneCheck = (JSON.parse(refused.stdout) as { checks: { check: string; result: number; details: string }[] }).checks.find(
+      (entry) => entry.check === 'Keystone',
+    );
+    expect(keystoneCheck?.result).toBe(2);
+    expect(keystoneCheck?.details).toContain(`service user ${keystone.env.KEYSTONE_TARIFF_USER} (project ${keystone.env.KEYSTONE_SERVICE_PROJECT})`);
+    expect(keystoneCheck?.details).toContain('cannot log in');
   }, 120_000);
 });

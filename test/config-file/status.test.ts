@@ -132,6 +132,7 @@ describe('tariff status upgrade check, given only a configuration file', () => {
       'Time zone of stored datetimes': 0,
       'Policy File JSON to YAML Migration': 0,
       'Policy rules': 0,
+      Keystone: 0,
       'CloudKitty API': 0,
     });
     expect(second.stdout).toContain("Tariff's tables, up to date");
