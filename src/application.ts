@@ -68,6 +68,7 @@ export function buildTariffApp({ config, database, modules, logger, loggerInstan
     maxDecimalExponent: config.maxDecimalExponent,
     priceListLimits: { maxAliases: config.priceListMaxAliases, maxDepth: config.jsonMaxDepth, maxProblems: config.priceListMaxProblems },
     changesMaxLimit: config.changesMaxLimit,
+    runningRuleUpdates: config.runningRuleUpdates,
   });
   // CloudKitty's routes Tariff does not serve: forwarded to its API, or a 404 naming the setting.
   const routes = async (app: TariffApp) => {

@@ -104,6 +104,12 @@ export interface TariffConfig {
   /** The largest page of `GET /v2/rating/changes`, the audit trail (`TARIFF_CHANGES_MAX_LIMIT`, default 1000). */
   changesMaxLimit: number;
   /**
+   * What a PUT changing a running mapping's or script's terms does (`TARIFF_RUNNING_RULE_UPDATES`):
+   * `new-version` (default: the terms change from now on, the old ones kept as an ended version)
+   * or `refuse` (CloudKitty 23's 400). api.md §6.
+   */
+  runningRuleUpdates: 'new-version' | 'refuse';
+  /**
    * Quote quantities and prices (the caller's and the scripts') must be 0 or within
    * [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`, default 100).
    */
@@ -252,6 +258,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
     priceListMaxAliases: nonNegativeInteger(environment, 'TARIFF_PRICE_LIST_MAX_ALIASES', 100),
     priceListMaxProblems: positiveInteger(environment, 'TARIFF_PRICE_LIST_MAX_PROBLEMS', 1000),
     changesMaxLimit: positiveInteger(environment, 'TARIFF_CHANGES_MAX_LIMIT', 1000),
+    runningRuleUpdates: runningRuleUpdates(environment),
     maxDecimalExponent: positiveInteger(environment, 'TARIFF_DECIMAL_MAX_EXPONENT', 100),
     sandboxWorkers: environment.TARIFF_SANDBOX_WORKERS === '0' ? 0 : Math.round(positiveNumber(environment, 'TARIFF_SANDBOX_WORKERS', 2)),
     scriptTimeoutMs: positiveNumber(environment, 'TARIFF_SCRIPT_TIMEOUT_MS', 2000),
@@ -419,4 +426,13 @@ function withFileFallbacks(environment: NodeJS.ProcessEnv, fromFiles: Readonly<R
   const merged: NodeJS.ProcessEnv = { ...environment };
   for (const [name, value] of Object.entries(fromFiles)) if (!environment[name]) merged[name] = value;
   return merged;
+}
+
+/** `TARIFF_RUNNING_RULE_UPDATES`: `new-version` (default) or `refuse`. @throws ConfigurationError for anything else. */
+function runningRuleUpdates(environment: NodeJS.ProcessEnv): TariffConfig['runningRuleUpdates'] {
+  const value = environment.TARIFF_RUNNING_RULE_UPDATES || 'new-version';
+  if (value !== 'new-version' && value !== 'refuse') {
+    throw new ConfigurationError(`TARIFF_RUNNING_RULE_UPDATES must be 'new-version' or 'refuse', got '${value}'`);
+  }
+  return value;
 }

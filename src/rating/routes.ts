@@ -17,6 +17,7 @@ import { priceListRoutes } from './price-list/routes.js';
 import { ChangeRepository } from './changes/repository.js';
 import { changeRoutes, CORE_CHANGE_KINDS } from './changes/routes.js';
 import type { TariffMetrics } from '../kernel/metrics.js';
+import type { RunningRuleUpdates } from './common/versioning.js';
 
 /** What the rating routes share. */
 export interface RatingApiOptions {
@@ -33,6 +34,8 @@ export interface RatingApiOptions {
   priceListLimits: PriceListLimits;
   /** The largest page of `GET /v2/rating/changes` (`TARIFF_CHANGES_MAX_LIMIT`). */
   changesMaxLimit: number;
+  /** What an update of a running rule's terms does (`TARIFF_RUNNING_RULE_UPDATES`). */
+  runningRuleUpdates: RunningRuleUpdates;
   /** Where priced quotes are counted (`GET /metrics`); absent when metrics are off. */
   metrics?: TariffMetrics;
 }
@@ -50,7 +53,7 @@ async function notConfigurable(): Promise<never> {
 /** `/v1/rating` (and its alias): module states, quote, `module_config/<module>/...`. */
 const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   app,
-  { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics },
+  { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics, runningRuleUpdates },
 ) => {
   // CloudKitty compat: v1 is WSME's API, whose GETs take arguments from a JSON body too.
   app.addHook('onRoute', (route) => {
@@ -62,7 +65,7 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   for (const module of modules.all) {
     const prefix = `/module_config/${module.name}`;
     if (module.routes) {
-      await app.register(module.routes, { prefix, database, hidden });
+      await app.register(module.routes, { prefix, database, hidden, runningRuleUpdates });
     } else {
       const schema = {
         hide: true,

@@ -90,7 +90,10 @@ export async function startServerProcess(databaseUrl: string, environment: Recor
 
 /** An answer of a server process: the body parsed when it is JSON, else its text. */
 export interface Answer {
+  /** For a PUT, the client's view: a 302 followed and the object read back, or a 201, is 200 (see `wireStatus`). */
   status: number;
+  /** For a PUT answered 302 or 201: that code, as it was on the wire. */
+  wireStatus?: number;
   headers: Headers;
   body: any;
   /** From sending the request to reading the whole answer. */
@@ -110,20 +113,30 @@ export interface CallOptions {
  */
 export async function callServer(server: ServerProcess, method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Answer> {
   const started = Date.now();
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...options.headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
-  });
-  const text = await response.text();
-  const json = response.headers.get('content-type')?.includes('json');
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: text === '' ? undefined : json ? JSON.parse(text) : text,
-    milliseconds: Date.now() - started,
+  const send = async (sendMethod: string, sendPath: string, sendBody: unknown) => {
+    const response = await fetch(`${server.url}${sendPath}`, {
+      method: sendMethod,
+      headers: { 'content-type': 'application/json', ...options.headers },
+      body: sendBody === undefined ? undefined : JSON.stringify(sendBody),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+    });
+    const text = await response.text();
+    const json = response.headers.get('content-type')?.includes('json');
+    return { status: response.status, headers: response.headers, body: text === '' ? undefined : json ? JSON.parse(text) : text, milliseconds: 0 };
   };
+  let answer: Answer = await send(method, path, body);
+  // An update as keystoneauth makes it (api.md §1): CloudKitty's 302 followed once with the same
+  // PUT (which must answer 204), then the object read back, as cloudkittyclient does.
+  if (method === 'PUT' && answer.status === 302) {
+    const location = new URL(answer.headers.get('location') ?? '');
+    const followed = await send('PUT', `${location.pathname}${location.search}`, body);
+    if (followed.status !== 204) throw new Error(`the follow-up PUT ${location.pathname}${location.search} answered ${followed.status}`);
+    answer = { ...(await send('GET', location.pathname, undefined)), headers: answer.headers, wireStatus: 302 };
+  } else if (method === 'PUT' && answer.status === 201) {
+    answer = { ...answer, status: 200, wireStatus: 201 };
+  }
+  return { ...answer, milliseconds: Date.now() - started };
 }
 
 /** Runs `tariff <args>` (e.g. `db upgrade`) on the database and waits; never throws on a non-zero exit. */

@@ -299,27 +299,6 @@ describe('PUT scripts/{id}: update', () => {
     );
   });
 
-  it('lets a running script change only its end, more than once', async () => {
-    const created = await createScript({ name: uniqueName(), data: 'a = 1' });
-    const message = `You are allowed to update only the attribute [end] as this rule is already running as it started on [${messageForm(created.start)}]`;
-    expectFault(await t.put(`${P}/scripts/${created.script_id}`, await clientEcho(created.script_id, { data: 'a = 2' })), 400, message);
-    expectFault(await t.put(`${P}/scripts/${created.script_id}`, { description: 'new' }), 400, message);
-    expectFault(await t.put(`${P}/scripts/${created.script_id}`, { start: daysFromNow(2) }), 400, message);
-    // The plain client echo (nothing changed) is fine.
-    const echoed = await t.put(`${P}/scripts/${created.script_id}`, await clientEcho(created.script_id, {}));
-    expect(echoed.status, echoed.text).toBe(200);
-    expect(echoed.body).toEqual({ ...created, updated_by: 'unknown' });
-    const end = daysFromNow(7);
-    const ended = await t.put(`${P}/scripts/${created.script_id}`, await clientEcho(created.script_id, { end }), { 'x-user-id': 'carol' });
-    expect(ended.status, ended.text).toBe(200);
-    expect(ended.body).toEqual({ ...created, end, updated_by: 'carol' });
-    const later = daysFromNow(14);
-    const again = await t.put(`${P}/scripts/${created.script_id}`, { end: later });
-    expect(again.status).toBe(200);
-    expect(again.body.end).toBe(later);
-    expect((await getScript(created.script_id)).data).toBe('a = 1');
-  });
-
   it('refuses an end in the past for a running script', async () => {
     const created = await createScript({ name: uniqueName(), data: 'a' });
     const end = daysFromNow(-1);
@@ -350,6 +329,39 @@ describe('PUT scripts/{id}: update', () => {
     const response = await t.put(`${P}/scripts/`, { script_id: created.script_id, data: 'b' });
     expect(response.status, response.text).toBe(200);
     expect(response.body.data).toBe('b');
+  });
+});
+
+describe('PUT scripts/{id}: a running script with TARIFF_RUNNING_RULE_UPDATES=refuse (CloudKitty 23)', () => {
+  let defaultApp: TestApp;
+  beforeAll(async () => {
+    defaultApp = t;
+    t = await startTestApp({ config: { runningRuleUpdates: 'refuse' } });
+  });
+  afterAll(async () => {
+    await t.close();
+    t = defaultApp;
+  });
+
+  it('lets a running script change only its end, more than once', async () => {
+    const created = await createScript({ name: uniqueName(), data: 'a = 1' });
+    const message = `You are allowed to update only the attribute [end] as this rule is already running as it started on [${messageForm(created.start)}]`;
+    expectFault(await t.put(`${P}/scripts/${created.script_id}`, await clientEcho(created.script_id, { data: 'a = 2' })), 400, message);
+    expectFault(await t.put(`${P}/scripts/${created.script_id}`, { description: 'new' }), 400, message);
+    expectFault(await t.put(`${P}/scripts/${created.script_id}`, { start: daysFromNow(2) }), 400, message);
+    // The plain client echo (nothing changed) is fine.
+    const echoed = await t.put(`${P}/scripts/${created.script_id}`, await clientEcho(created.script_id, {}));
+    expect(echoed.status, echoed.text).toBe(200);
+    expect(echoed.body).toEqual({ ...created, updated_by: 'unknown' });
+    const end = daysFromNow(7);
+    const ended = await t.put(`${P}/scripts/${created.script_id}`, await clientEcho(created.script_id, { end }), { 'x-user-id': 'carol' });
+    expect(ended.status, ended.text).toBe(200);
+    expect(ended.body).toEqual({ ...created, end, updated_by: 'carol' });
+    const later = daysFromNow(14);
+    const again = await t.put(`${P}/scripts/${created.script_id}`, { end: later });
+    expect(again.status).toBe(200);
+    expect(again.body.end).toBe(later);
+    expect((await getScript(created.script_id)).data).toBe('a = 1');
   });
 });
 

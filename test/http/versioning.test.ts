@@ -5,7 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
-import { expectFault, createField as createNamedField, createGroup as createNamedGroup, createService as createNamedService } from '../helpers/fixtures.js';
+import {
+  expectFault,
+  expectNow,
+  createField as createNamedField,
+  createGroup as createNamedGroup,
+  createService as createNamedService,
+} from '../helpers/fixtures.js';
 
 const MESSAGE_TIME = '\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}';
 
@@ -504,33 +510,14 @@ describe('update: a rule not started yet', () => {
 });
 
 describe('update: a running rule', () => {
-  it('refuses any attribute other than end with the exact message', async () => {
-    const groupId = await createGroup();
-    const fieldId = await createField(await createService());
-    const created = await createMapping({ field_id: fieldId, value: 'v', cost: 1, description: 'd' });
-    const message = `You are allowed to update only the attribute [end] as this rule is already running as it started on [${messageForm(created.start)}]`;
-    for (const change of [
-      { cost: 2 },
-      { type: 'rate' },
-      { value: 'w' },
-      { group_id: groupId },
-      { tenant_id: 'p' },
-      { description: 'e' },
-      { start: daysFromNow(1) },
-      { cost: 2, end: daysFromNow(5) },
-    ]) {
-      expectFault(await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, ...change }), 400, message);
-    }
-    expect(await getMapping(created.mapping_id)).toEqual(created);
-  });
-
-  it('names the forced past start in the message', async () => {
+  it("refuses a change of a running rule's start, whatever the setting: its past stays", async () => {
     const created = await createMapping({ service_id: await createService(), cost: 1, start: '2020-01-01T00:00:00' }, '?force=true');
     expectFault(
-      await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, cost: 2 }),
+      await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, start: daysFromNow(1), cost: 2 }),
       400,
       'You are allowed to update only the attribute [end] as this rule is already running as it started on [2020-01-01 00:00:00]',
     );
+    expect(await getMapping(created.mapping_id)).toEqual(created);
   });
 
   it('may change end, then move it again (fix: CloudKitty allowed it once), and set updated_by', async () => {
@@ -603,12 +590,11 @@ describe('update: a running rule', () => {
     const withEnd = await t.put(`${H}/mappings/`, { ...(await getMapping(created.mapping_id)), end });
     expect(withEnd.status, withEnd.text).toBe(200);
     expect(withEnd.body.end).toBe(end);
-    // The echo with a new cost, as `mapping update --cost 2` sends it, is refused on a running rule.
-    expectFault(
-      await t.put(`${H}/mappings/`, { ...(await getMapping(created.mapping_id)), cost: '2' }),
-      400,
-      `You are allowed to update only the attribute [end] as this rule is already running as it started on [${messageForm(created.start)}]`,
-    );
+    // The echo with a new cost, as `mapping update --cost 2` sends it: the price changes (in place
+    // when the rule started this very second, else from now on as a new version, below).
+    const repriced = await t.put(`${H}/mappings/`, { ...(await getMapping(created.mapping_id)), cost: '2' });
+    expect(repriced.status, repriced.text).toBe(200);
+    expect(repriced.body.cost).toBe('2.0000000000000000000000000000');
   });
 
   it('accepts an echoed cost in another notation when it is the same number', async () => {
@@ -719,5 +705,116 @@ describe('update: where the id travels', () => {
     expect((await getMapping(created.mapping_id)).cost).toBe('4.0000000000000000000000000000');
     expect(viaPath.headers.location).toMatch(new RegExp(`^http://localhost:80${H}/mappings/${created.mapping_id}\\?update_request=req-`));
     expect(viaBody.headers.location).toMatch(new RegExp(`^http://localhost:80${H}/mappings/${created.mapping_id}\\?update_request=req-`));
+  });
+});
+
+describe('update: a running rule with TARIFF_RUNNING_RULE_UPDATES=refuse (CloudKitty 23)', () => {
+  let defaultApp: TestApp;
+  beforeAll(async () => {
+    defaultApp = t;
+    t = await startTestApp({ config: { runningRuleUpdates: 'refuse' } });
+  });
+  afterAll(async () => {
+    await t.close();
+    t = defaultApp;
+  });
+
+  it('refuses any attribute other than end with the exact message', async () => {
+    const groupId = await createGroup();
+    const fieldId = await createField(await createService());
+    const created = await createMapping({ field_id: fieldId, value: 'v', cost: 1, description: 'd' });
+    const message = `You are allowed to update only the attribute [end] as this rule is already running as it started on [${messageForm(created.start)}]`;
+    for (const change of [
+      { cost: 2 },
+      { type: 'rate' },
+      { value: 'w' },
+      { group_id: groupId },
+      { tenant_id: 'p' },
+      { description: 'e' },
+      { start: daysFromNow(1) },
+      { cost: 2, end: daysFromNow(5) },
+    ]) {
+      expectFault(await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, ...change }), 400, message);
+    }
+    expect(await getMapping(created.mapping_id)).toEqual(created);
+  });
+
+  it('names the forced past start in the message', async () => {
+    const created = await createMapping({ service_id: await createService(), cost: 1, start: '2020-01-01T00:00:00' }, '?force=true');
+    expectFault(
+      await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, cost: 2 }),
+      400,
+      'You are allowed to update only the attribute [end] as this rule is already running as it started on [2020-01-01 00:00:00]',
+    );
+  });
+});
+
+describe('update: a running rule takes new terms from now on (TARIFF_RUNNING_RULE_UPDATES=new-version, the default)', () => {
+  /** Prices one instance of flavor `flavor` for `tenant` at `at`. */
+  async function priceAt(at: string, flavor: string, tenant: string): Promise<string> {
+    const response = await t.post('/v2/rating/quote', {
+      usage: { [serviceName]: [{ vol: { unit: 'instance', qty: 1 }, rating: { price: '0' }, groupby: {}, metadata: { flavor } }] },
+      at,
+      tenant_id: tenant,
+    });
+    expect(response.status, response.text).toBe(200);
+    return response.body.total as string;
+  }
+  let serviceName: string;
+
+  it('keeps the id with the new terms from now, and the old terms as an ended version pricing the time before', async () => {
+    serviceName = `priced-${++counter}`;
+    expect((await t.request('PUT', '/v2/rating/modules/hashmap', { enabled: true })).status).toBe(204);
+    const serviceId = (await t.post(`${H}/services/`, { name: serviceName })).body.service_id as string;
+    const fieldId = await createNamedField(t, serviceId, 'flavor');
+    const created = await createMapping(
+      { field_id: fieldId, value: 'm1.small', cost: '1', tenant_id: 'p1', description: 'small', start: '2020-01-01T00:00:00' },
+      '?force=true',
+    );
+    const changesBefore = (await t.get('/v2/rating/changes?kind=mapping&limit=1')).body.total as number;
+
+    const update = await t.request('PUT', `${H}/mappings/`, { mapping_id: created.mapping_id, cost: 0, value: 'm1.large' }, { 'x-user-id': 'carol' });
+    expect(update.status, update.text).toBe(302);
+    const now = await getMapping(created.mapping_id);
+    expect(now).toMatchObject({ mapping_id: created.mapping_id, value: 'm1.large', name: created.name, end: null, created_at: created.created_at });
+    expect(now.cost).toBe('0.0000000000000000000000000000');
+    expectNow(now.start);
+    expect(now.updated_by).toBe('carol');
+
+    const versions = (await t.get(`${H}/mappings/?field_id=${fieldId}&deleted=true`)).body.mappings as any[];
+    expect(versions.map((mapping) => mapping.mapping_id)).toContain(created.mapping_id);
+    const ended = versions.filter((mapping) => mapping.mapping_id !== created.mapping_id);
+    expect(ended).toEqual([{ ...created, mapping_id: expect.stringMatching(/^[0-9a-f-]{36}$/), end: now.start, updated_by: 'carol' }]);
+    expect(ended[0].mapping_id).not.toBe(created.mapping_id);
+
+    // One change in the audit trail: the update of the rule, before and after.
+    const changes = (await t.get('/v2/rating/changes?kind=mapping')).body;
+    expect(changes.total).toBe(changesBefore + 1);
+    expect(changes.changes[0]).toMatchObject({ object_id: created.mapping_id, action: 'update', before: created, after: now });
+
+    // Before now the old terms price, from now on the new ones.
+    expect(await priceAt('2021-06-01T00:00:00+00:00', 'm1.small', 'p1')).toBe('1');
+    expect(await priceAt('2021-06-01T00:00:00+00:00', 'm1.large', 'p1')).toBe('0');
+    expect(await priceAt(daysFromNow(1), 'm1.small', 'p1')).toBe('0');
+  });
+
+  it('updates in place a rule that started this very second (no past to keep), and versions scripts the same way', async () => {
+    const created = await createMapping({ service_id: await createService(), cost: 1 });
+    const response = await t.put(`${H}/mappings/`, { mapping_id: created.mapping_id, cost: 2 });
+    if (Date.parse(created.start) === Math.floor(Date.now() / 1000) * 1000) {
+      expect(response.body).toEqual({ ...created, cost: '2.0000000000000000000000000000', updated_by: 'unknown' });
+    } else {
+      expectNow(response.body.start);
+    }
+    const script = (
+      await t.post('/v1/rating/module_config/pyscripts/scripts/?force=true', { name: `s-${++counter}`, data: 'a = 1', start: '2020-01-01T00:00:00' })
+    ).body;
+    const updated = await t.request('PUT', `/v1/rating/module_config/pyscripts/scripts/${script.script_id}`, { data: 'a = 2' });
+    expect(updated.status, updated.text).toBe(201);
+    expect(updated.body).toMatchObject({ script_id: script.script_id, data: 'a = 2', end: null });
+    expectNow(updated.body.start);
+    const all = (await t.get(`/v1/rating/module_config/pyscripts/scripts/?deleted=true`)).body.scripts as any[];
+    const versions = all.filter((other) => other.name === script.name && other.script_id !== script.script_id);
+    expect(versions).toEqual([{ ...script, script_id: expect.any(String), end: updated.body.start, updated_by: 'unknown' }]);
   });
 });

@@ -2,6 +2,7 @@
  * Storage of what every versioned rule (mapping, script) shares: the validity and audit columns,
  * and the soft delete (api.md §6: the row stays with `deleted` and `deleted_by` set).
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../database/connection.js';
 import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
@@ -47,6 +48,35 @@ export function ruleColumnChanges(changes: RuleChanges, audit: Audit, storedDate
     ...('end' in changes ? { end: changes.end ? storedDateTimes.toStorage(new Date(changes.end)) : null } : {}),
     updated_by: audit.actor,
   };
+}
+
+/**
+ * Keeps a running rule's stored terms as an ended version before an update changes them from now
+ * on (versioning.ts, `new-version`): a copy of its row with a new public id, `end` = now and
+ * `updated_by` the actor, everything else as stored (created_at, created_by, start, the terms), so
+ * CloudKitty's processor and Tariff's quotes price the time before now as they did. Read and
+ * written in the update's transaction. Two statements, the row read as the driver returns it
+ * (timestamps and decimals as text, script data as bytes), so no dialect's casts are involved.
+ *
+ * @returns the ended version's new public id.
+ */
+export async function keepEndedVersion(
+  transaction: Transaction,
+  table: 'hashmap_mappings' | 'pyscripts_scripts',
+  idColumn: 'mapping_id' | 'script_id',
+  uuid: string,
+  audit: Audit,
+  storedDateTimes: StoredDateTimes,
+): Promise<string> {
+  const versionId = randomUUID();
+  const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} where ${sql.ref(idColumn)} = ${uuid}`.execute(transaction);
+  const { id: _key, ...columns } = rows[0];
+  const copy: Record<string, unknown> = { ...columns, [idColumn]: versionId, end: storedDateTimes.toStorage(audit.now), updated_by: audit.actor };
+  const names = Object.keys(copy);
+  await sql`insert into ${sql.table(table)} (${sql.join(names.map((name) => sql.ref(name)))}) values (${sql.join(names.map((name) => copy[name]))})`.execute(
+    transaction,
+  );
+  return versionId;
 }
 
 /**

@@ -53,23 +53,45 @@ export function ruleState(validity: Validity, now: Date): RuleState {
 }
 
 /**
+ * What an update that changes a running rule's terms (anything but `end`) does
+ * (`TARIFF_RUNNING_RULE_UPDATES`, api.md §6):
+ * - `new-version` (the default): the rule takes the new terms from now on and keeps its id; its
+ *   terms until now stay as an ended version, a rule of their own with a new id, `end` = now, which
+ *   prices (and CloudKitty's processor applies) everything before now. fix: CloudKitty 23 refused
+ *   such updates, so Horizon's "Edit", the 4.6 client and tempest could not change a price.
+ * - `refuse`: CloudKitty 23's 400 `You are allowed to update only the attribute [end] …`.
+ */
+export type RunningRuleUpdates = 'new-version' | 'refuse';
+
+/** How an accepted update is stored: in place, or as a new version from now (see {@link RunningRuleUpdates}). */
+export type UpdateOutcome = 'in-place' | 'new-version';
+
+/**
  * Update-time checks (api.md §6), given the stored interval, the proposed one and the names of
  * the mutable attributes whose value the request changes.
  *
  * - over (`end ≤ now`): nothing may change;
- * - running: only `end`, and the new `end` must not be before now (it may be moved again later:
- *   fix, CloudKitty allowed it once);
+ * - running: `end` may change, not to before now (it may be moved again later: fix, CloudKitty
+ *   allowed it once); other terms per `runningRuleUpdates` (never `start`: the past stays);
  * - not started: anything, with the create checks applied again.
  *
+ * @returns `new-version` when a running rule's terms change from now on (its start was before now).
  * @throws BadRequestError with CloudKitty's messages.
  */
-export function checkValidityUpdate(stored: Validity, proposed: Validity, changed: readonly string[], now: Date): void {
+export function checkValidityUpdate(
+  stored: Validity,
+  proposed: Validity,
+  changed: readonly string[],
+  now: Date,
+  runningRuleUpdates: RunningRuleUpdates = 'refuse',
+): UpdateOutcome {
   const state = ruleState(stored, now);
   if (state === 'over') {
     throw new BadRequestError('Cannot update a rule that was already processed and has a defined end date.');
   }
   if (state === 'running') {
-    if (changed.some((attribute) => attribute !== 'end')) {
+    const terms = changed.filter((attribute) => attribute !== 'end');
+    if (terms.length > 0 && (runningRuleUpdates === 'refuse' || terms.includes('start'))) {
       throw new BadRequestError(
         `You are allowed to update only the attribute [end] as this rule is already running as it started on [${formatMessageDateTime(stored.start)}]`,
       );
@@ -80,9 +102,11 @@ export function checkValidityUpdate(stored: Validity, proposed: Validity, change
         `End date must be in the future. end=[${formatMessageDateTime(proposed.end)}] current time=[${formatMessageDateTime(now)}]`,
       );
     }
-    return;
+    // A rule that started this very second has no past to keep.
+    return terms.length > 0 && stored.start.getTime() < now.getTime() ? 'new-version' : 'in-place';
   }
   checkNewValidity(proposed, now, { startGiven: changed.includes('start'), force: false });
+  return 'in-place';
 }
 
 /** The validity of a mapping or script in API form (`start`/`end` as UTC text). */

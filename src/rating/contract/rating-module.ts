@@ -10,12 +10,15 @@ import type { Database } from '../../database/connection.js';
 import type { TariffMigration } from '../../database/migrate.js';
 import type { RatingDataframe } from './dataframe.js';
 import type { PriceListSection } from './price-list-section.js';
+import type { RunningRuleUpdates } from '../common/versioning.js';
 
 /** What a module's configuration routes are given. */
 export interface ModuleRouteOptions {
   database: Database;
   /** Hide the routes from the OpenAPI document (the `/v1/billing` alias). */
   hidden: boolean;
+  /** What an update of a running rule's terms does (`TARIFF_RUNNING_RULE_UPDATES`, common/versioning.ts). */
+  runningRuleUpdates: RunningRuleUpdates;
 }
 
 /** How a quote is priced; the same for every module of one quote. */

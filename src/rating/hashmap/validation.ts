@@ -5,8 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { COST_COLUMN, LEVEL_COLUMN, parseDecimal } from '../common/decimal.js';
-import { parseDateTime } from '../common/datetime.js';
-import { checkNewValidity, checkValidityUpdate, intervalsOverlap, validityOf, type Validity } from '../common/versioning.js';
+import { formatApiDateTime, parseDateTime } from '../common/datetime.js';
+import {
+  checkNewValidity,
+  checkValidityUpdate,
+  intervalsOverlap,
+  validityOf,
+  type RunningRuleUpdates,
+  type UpdateOutcome,
+  type Validity,
+} from '../common/versioning.js';
 import { diffUpdate, lowercaseUuid, VERSIONED_RULE_ATTRIBUTES, type AttributeRule } from '../common/update.js';
 import { queryBoolean } from '../common/schemas.js';
 import { ruleFiltersFrom, type RuleFilterQuery, type RuleFilters } from '../common/rule-filters.js';
@@ -145,19 +153,26 @@ export interface MappingUpdatePlan {
   result: Mapping;
   /** Whether the key or the interval changes, so conflicts (key and name) must be looked for again. */
   needsConflictCheck: boolean;
+  /** `new-version`: the stored terms are kept as an ended version until now, the new ones start now (versioning.ts). */
+  outcome: UpdateOutcome;
 }
 
 /**
  * Plans a mapping update (api.md §6): absent attributes keep their values; echoed read-only and
- * immutable ones must be unchanged; a running rule may only change `end` (not before now); an
- * over rule nothing; a rule not started yet anything, with the create checks applied again.
+ * immutable ones must be unchanged; a running rule may change `end` (not before now) and, per
+ * `runningRuleUpdates`, its other terms from now on (a new version: `start` becomes now); an over
+ * rule nothing; a rule not started yet anything, with the create checks applied again.
  *
  * @throws BadRequestError with CloudKitty's messages.
  */
-export function planMappingUpdate(stored: Mapping, body: MappingUpdateBody, now: Date): MappingUpdatePlan {
+export function planMappingUpdate(stored: Mapping, body: MappingUpdateBody, now: Date, runningRuleUpdates: RunningRuleUpdates = 'refuse'): MappingUpdatePlan {
   const { changes, changed } = diffUpdate(stored, body, MAPPING_ATTRIBUTES);
+  const outcome = checkValidityUpdate(validityOf(stored), validityOf({ ...stored, ...changes }), changed, now, runningRuleUpdates);
+  if (outcome === 'new-version') {
+    changes.start = formatApiDateTime(now);
+    changed.push('start');
+  }
   const result = { ...stored, ...changes };
-  checkValidityUpdate(validityOf(stored), validityOf(result), changed, now);
   if ('value' in changes) {
     checkMappingValue(stored.service_id !== null ? { kind: 'service', id: stored.service_id } : { kind: 'field', id: stored.field_id ?? '' }, result.value);
   }
@@ -166,6 +181,7 @@ export function planMappingUpdate(stored: Mapping, body: MappingUpdateBody, now:
     changes: changes,
     result,
     needsConflictCheck: changed.some((attribute) => keyOrInterval.includes(attribute)),
+    outcome,
   };
 }
 

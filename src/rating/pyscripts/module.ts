@@ -23,8 +23,8 @@ export type PyscriptsSandbox = ScriptRunner & ScriptCompiler;
  *   are not compile-checked and quotes that must run scripts answer 503.
  */
 export function pyscriptsModule(sandbox: PyscriptsSandbox | undefined): RatingModule<LiveScript[]> {
-  const routes: FastifyPluginAsync<ModuleRouteOptions> = async (app, { database, hidden }) => {
-    await app.register(scriptRoutes, { scripts: new ScriptRepository(database), compiler: sandbox, hidden });
+  const routes: FastifyPluginAsync<ModuleRouteOptions> = async (app, { database, hidden, runningRuleUpdates }) => {
+    await app.register(scriptRoutes, { scripts: new ScriptRepository(database, runningRuleUpdates), compiler: sandbox, hidden });
   };
   return {
     name: 'pyscripts',

@@ -11,8 +11,8 @@ import type { ChangeJournal } from '../../database/change-journal.js';
 import { scriptTables, type PyscriptsDb } from './tables.js';
 import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
 import { compareCodePoints } from '../common/text.js';
-import { ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
-import { validityOf } from '../common/versioning.js';
+import { keepEndedVersion, ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
+import { validityOf, type RunningRuleUpdates } from '../common/versioning.js';
 import { noSuchScript } from './errors.js';
 import { findScriptConflict, planScriptUpdate, scriptChecksum, type ScriptDraft, type ScriptVersion } from './validation.js';
 import type { Script, ScriptUpdateBody } from './schemas.js';
@@ -96,7 +96,14 @@ export interface LiveScript {
 export class ScriptRepository {
   private readonly db: PyscriptsDb;
 
-  constructor(private readonly database: Database) {
+  /**
+   * @param runningRuleUpdates - what an update of a running script's data or description does
+   *   (`TARIFF_RUNNING_RULE_UPDATES`, versioning.ts).
+   */
+  constructor(
+    private readonly database: Database,
+    private readonly runningRuleUpdates: RunningRuleUpdates = 'new-version',
+  ) {
     this.db = scriptTables(database.db);
   }
 
@@ -209,13 +216,14 @@ export class ScriptRepository {
       const transaction = scriptTables(tariffTransaction);
       await serialize();
       const stored = await this.getLive(transaction, uuid);
-      const { changes, result, intervalChanged } = planScriptUpdate(stored, body, audit.now);
+      const { changes, result, intervalChanged, outcome } = planScriptUpdate(stored, body, audit.now, this.runningRuleUpdates);
       // As on create: a changed source is checked before the name conflict.
       if (changes.data !== undefined) await checkSource(result.name, result.data);
       if (intervalChanged) {
         const conflict = findScriptConflict({ scriptId: uuid, name: stored.name, ...validityOf(result) }, await this.namesakes(transaction, stored.name));
         if (conflict) throw conflict;
       }
+      if (outcome === 'new-version') await keepEndedVersion(tariffTransaction, 'pyscripts_scripts', 'script_id', uuid, audit, this.database.storedDateTimes);
       await transaction
         .updateTable('pyscripts_scripts')
         .set({

@@ -1,8 +1,16 @@
 /** PyScripts request validation (api.md §5-§6), pure: create bodies, update plans, conflicts, checksums. */
 import { createHash } from 'node:crypto';
 import type { ConflictError } from '../../kernel/errors.js';
-import { parseDateTime } from '../common/datetime.js';
-import { checkNewValidity, checkValidityUpdate, intervalsOverlap, validityOf, type Validity } from '../common/versioning.js';
+import { formatApiDateTime, parseDateTime } from '../common/datetime.js';
+import {
+  checkNewValidity,
+  checkValidityUpdate,
+  intervalsOverlap,
+  validityOf,
+  type RunningRuleUpdates,
+  type UpdateOutcome,
+  type Validity,
+} from '../common/versioning.js';
 import { diffUpdate, lowercaseUuid, VERSIONED_RULE_ATTRIBUTES, type AttributeRule } from '../common/update.js';
 import { scriptExists } from './errors.js';
 import type { Script, ScriptCreateBody, ScriptUpdateBody } from './schemas.js';
@@ -60,7 +68,8 @@ export function planScriptUpdate(
   stored: Required<Script>,
   body: ScriptUpdateBody,
   now: Date,
-): { changes: Partial<Script>; result: Required<Script>; intervalChanged: boolean } {
+  runningRuleUpdates: RunningRuleUpdates = 'refuse',
+): { changes: Partial<Script>; result: Required<Script>; intervalChanged: boolean; outcome: UpdateOutcome } {
   const newChecksum = typeof body.data === 'string' ? scriptChecksum(body.data) : stored.checksum;
   const attributes: Record<string, AttributeRule> = {
     ...VERSIONED_RULE_ATTRIBUTES,
@@ -69,8 +78,12 @@ export function planScriptUpdate(
     checksum: { mutable: false, normalize: (value) => (value === newChecksum ? stored.checksum : value) },
   };
   const { changes, changed } = diffUpdate(stored, body, attributes);
+  const outcome = checkValidityUpdate(validityOf(stored), validityOf({ ...stored, ...changes }), changed, now, runningRuleUpdates);
+  if (outcome === 'new-version') {
+    changes.start = formatApiDateTime(now);
+    changed.push('start');
+  }
   const result = { ...stored, ...changes } as Required<Script>;
-  checkValidityUpdate(validityOf(stored), validityOf(result), changed, now);
   if ('data' in changes) result.checksum = newChecksum;
-  return { changes: changes, result, intervalChanged: changed.includes('start') || changed.includes('end') };
+  return { changes: changes, result, intervalChanged: changed.includes('start') || changed.includes('end'), outcome };
 }

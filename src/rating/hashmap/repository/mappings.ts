@@ -9,13 +9,13 @@ import { hashmapTables, type HashmapDb } from '../tables.js';
 import { ReusableQuery } from '../../../database/reusable-query.js';
 import { normalizeDecimal, COST_COLUMN } from '../../common/decimal.js';
 import { mappingHasNoGroup, noSuchMapping, type ParentRef } from '../errors.js';
-import { validityOf } from '../../common/versioning.js';
+import { validityOf, type RunningRuleUpdates } from '../../common/versioning.js';
 import { findMappingConflict, planMappingUpdate, type LiveMapping, type MappingClashes, type MappingDraft, type MappingFilters } from '../validation.js';
 import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals, parentFilterConditions } from './sql.js';
 import { matchesDescription, ruleFilterConditions } from '../../common/rule-filters.js';
-import { ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
+import { keepEndedVersion, ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
 
 function selectMappings(db: HashmapDb) {
   return db
@@ -139,7 +139,14 @@ export class MappingRepository {
   /** A row's API form. */
   private readonly toMapping = (row: MappingRow): Mapping => toMapping(row, this.times);
 
-  constructor(private readonly database: Database) {
+  /**
+   * @param runningRuleUpdates - what an update of a running mapping's terms does
+   *   (`TARIFF_RUNNING_RULE_UPDATES`, versioning.ts).
+   */
+  constructor(
+    private readonly database: Database,
+    private readonly runningRuleUpdates: RunningRuleUpdates = 'new-version',
+  ) {
     this.db = hashmapTables(database.db);
     this.times = database.storedDateTimes;
   }
@@ -264,10 +271,11 @@ export class MappingRepository {
       const transaction = hashmapTables(tariffTransaction);
       await serialize();
       const stored = await this.getLive(transaction, uuid);
-      const plan = planMappingUpdate(stored, body, audit.now);
+      const plan = planMappingUpdate(stored, body, audit.now, this.runningRuleUpdates);
       const { changes, result } = plan;
       const group = 'group_id' in changes ? await resolveOptionalGroup(transaction, changes.group_id ?? null) : undefined;
       if (plan.needsConflictCheck) await refuseConflicts(transaction, liveMapping(result), this.times);
+      if (plan.outcome === 'new-version') await keepEndedVersion(tariffTransaction, 'hashmap_mappings', 'mapping_id', uuid, audit, this.times);
       await transaction
         .updateTable('hashmap_mappings')
         .set({

@@ -12,12 +12,12 @@ import { serviceRoutes } from './services.js';
 import { thresholdRoutes } from './thresholds.js';
 
 /** Registers every hashmap route, with repositories on `database`. */
-export const hashmapRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (app, { database, hidden }) => {
+export const hashmapRoutes: FastifyPluginAsync<ModuleRouteOptions> = async (app, { database, hidden, runningRuleUpdates }) => {
   const options: HashmapRouteOptions = {
     repositories: {
       services: new ServiceRepository(database),
       groups: new GroupRepository(database),
-      mappings: new MappingRepository(database),
+      mappings: new MappingRepository(database, runningRuleUpdates),
       thresholds: new ThresholdRepository(database),
     },
     hidden,
