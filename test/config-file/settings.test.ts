@@ -282,5 +282,17 @@ describe('configuration files', () => {
       TARIFF_POLICY_ENFORCE_NEW_DEFAULTS: 'false',
       TARIFF_POLICY_ENFORCE_SCOPE: 'False',
     });
+    // Tariff's own section wins over the CloudKitty option mapped to the same variable, wherever it is written.
+    const both = write('both.conf', [
+      '[tariff]',
+      'log_level = warn',
+      'port = 7001',
+      '[DEFAULT]',
+      'debug = true',
+      'auth_strategy = noauth',
+      '[api]',
+      'port = 7000',
+    ]);
+    expect(loadConfiguration({ files: [both], dirs: [] }, {}).config).toMatchObject({ logLevel: 'warn', port: 7001 });
   });
 });
