@@ -200,7 +200,9 @@ describe('configuration files', () => {
   it('sets every TARIFF_* variable from [tariff] by its lowercased name, and names every variable config.ts reads', () => {
     const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
     const read = new Set([...source.matchAll(/'(TARIFF_[A-Z0-9_]+)'|environment\.(TARIFF_[A-Z0-9_]+)/g)].map((match) => match[1] ?? match[2]));
-    expect([...TARIFF_SETTINGS].sort()).toEqual([...read].sort());
+    expect([...TARIFF_SETTINGS].sort(), 'every TARIFF_* variable src/config.ts reads must be listed in its TARIFF_SETTINGS (the [tariff] keys)').toEqual(
+      [...read].sort(),
+    );
     fc.assert(
       fc.property(fc.constantFrom(...TARIFF_SETTINGS), fc.stringMatching(/^[\w./:-]{1,20}$/), (variable, value) => {
         const conf = write('t.conf', ['[DEFAULT]', 'auth_strategy = noauth', '[tariff]', `${variable.slice('TARIFF_'.length).toLowerCase()} = ${value}`]);
