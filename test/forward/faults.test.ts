@@ -147,6 +147,20 @@ describe('forwarding under faults', () => {
     expect(await forwardErrors(tariff, 'timeout')).toBe(5);
   });
 
+  it('counts the wait for one of TARIFF_CLOUDKITTY_CONNECTIONS in TARIFF_CLOUDKITTY_TIMEOUT', async () => {
+    const upstream = await silentUpstream();
+    upstreams.push(upstream);
+    const tariff = await tariffBefore(upstream.url, { TARIFF_CLOUDKITTY_TIMEOUT: '2', TARIFF_CLOUDKITTY_CONNECTIONS: '1' });
+    const answers = await Promise.all(Array.from({ length: 3 }, () => send(tariff.url, 'GET', '/v2/scope')));
+    // One connection, three requests: each 504 about 2 s after it was forwarded, the wait for the
+    // connection included; timed from getting the connection they would end at 2, 4 and 6 s.
+    for (const answer of answers) {
+      expect(answer.status).toBe(504);
+      expect(answer.milliseconds).toBeGreaterThanOrEqual(1900);
+      expect(answer.milliseconds).toBeLessThan(3500);
+    }
+  });
+
   it("cuts the caller's connection when CloudKitty's answer breaks off midway, and counts it", async () => {
     const server: Server = createServer((request, response) => {
       request.resume();
