@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckCode, exitCode, reportJson, reportTable, wrapText, type CheckResult } from '../../src/status/report.js';
+import { CheckCode, exitCode, reportJson, reportTable, type CheckResult } from '../../src/status/report.js';
+import { wrapText } from '../../src/auth/policy/textwrap.js';
 import { freePort } from '../helpers/server.js';
 import { debianPythonMissing, runPython } from './debian-python.js';
 import { runTariffCommand } from './processes.js';
@@ -52,7 +53,7 @@ describe.skipIf(debianPythonMissing !== undefined)("oslo.upgradecheck's report",
       { numRuns: 2000, seed: 9 },
     );
     const python = runPython<string[][]>(TEXTWRAP, texts);
-    texts.forEach((text, index) => expect(wrapText(text, 60, '  '), JSON.stringify(text)).toEqual(python[index]));
+    texts.forEach((text, index) => expect(wrapText(text, 60, { subsequent: '  ' }), JSON.stringify(text)).toEqual(python[index]));
   });
 
   it("prints cloudkitty-status's own table and JSON for cloudkitty-status's results, byte for byte", async () => {
