@@ -185,6 +185,21 @@ describe('forwarding under faults', () => {
     }
   });
 
+  it('counts nothing against CloudKitty when the caller hangs up midway through its answer', async () => {
+    const upstream = await streamingUpstream(64 * 1024 * 1024);
+    upstreams.push(upstream);
+    const tariff = await tariffBefore(upstream.url);
+    const controller = new AbortController();
+    const response = await fetch(`${tariff.url}/v1/storage/dataframes`, { signal: controller.signal });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await forwardErrors(tariff, 'answer_cut')).toBe(0);
+    expect((await send(tariff.url, 'GET', '/v1/storage/dataframes', { timeoutMs: 60_000 })).body.length).toBe(64 * 1024 * 1024);
+  });
+
   it("passes a 200 MB answer with Tariff's memory growing by less than 50 MB", async () => {
     const size = 200 * 1024 * 1024;
     const upstream = await streamingUpstream(size);

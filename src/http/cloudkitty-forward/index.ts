@@ -101,7 +101,9 @@ const forwardedRoutes: FastifyPluginAsync<CloudKittyForwardOptions> = async (app
         onError: (_reply, { error }) => failed(request, reply, error),
         onResponse: (_request, answer, response) => {
           const stream = response.stream as unknown as Readable;
-          stream.once('error', (error) => {
+          stream.once('error', (error: Error & { code?: string }) => {
+            // Destroyed on Tariff's side (the caller went away): not CloudKitty's doing.
+            if (error.code === 'UND_ERR_ABORTED') return;
             metrics?.forwardError('answer_cut');
             request.log.warn({ err: error, upstream: settings.url }, "CloudKitty's answer broke off");
           });
