@@ -79,8 +79,14 @@ export async function startCloudKitty17(influxPort: number): Promise<CloudKitty1
     port,
     async kill() {
       const master = Number(readFileSync(pidFile, 'utf8').trim());
-      const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(master)]).catch(() => ({ stdout: '' }));
-      for (const pid of [master, ...stdout.split(/\s+/).filter(Boolean).map(Number)]) {
+      // The workers: the master's children, from /proc (no procps needed).
+      let children = '';
+      try {
+        children = readFileSync(`/proc/${master}/task/${master}/children`, 'utf8');
+      } catch {
+        // the master is gone already
+      }
+      for (const pid of [master, ...children.split(/\s+/).filter(Boolean).map(Number)]) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
