@@ -4,11 +4,14 @@
  *
  * Every call carries `X-Tariff-Console: 1`: in Keystone mode the session cookie is honoured only
  * with it, and a page of another origin cannot send that header without a CORS preflight Tariff
- * never grants (the CSRF guard).
+ * never grants (the CSRF guard). And `X-Tariff-Datetimes: offset`: the console reads instants, so
+ * CloudKitty's routes answer it UTC with `+00:00` instead of their naive wall time (api.md §1).
  */
 
 /** The header every console call carries (see the module comment). */
 export const CONSOLE_HEADER = 'x-tariff-console';
+/** The header asking for datetimes with explicit offsets (see the module comment). */
+const DATETIMES_HEADER = 'x-tariff-datetimes';
 
 /**
  * A refused call: the HTTP status, the server's message and, when the answer was a JSON object,
@@ -37,7 +40,7 @@ export function onUnauthenticated(listener: () => void): () => void {
 export async function callText(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<string> {
   const response = await fetch(path, {
     method,
-    headers: { [CONSOLE_HEADER]: '1', ...headers },
+    headers: { [CONSOLE_HEADER]: '1', [DATETIMES_HEADER]: 'offset', ...headers },
     body,
     credentials: 'same-origin',
   });

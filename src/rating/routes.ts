@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Database } from '../database/connection.js';
 import { faultResponses } from '../http/fault-schema.js';
+import { installCloudKittyDateTimes } from '../http/cloudkitty-datetimes.js';
 import { ConflictError } from '../kernel/errors.js';
 import type { ModuleSet } from './contract/module-set.js';
 import { ModuleStateRepository } from './module-states/repository.js';
@@ -55,10 +56,12 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   app,
   { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics, runningRuleUpdates },
 ) => {
-  // CloudKitty compat: v1 is WSME's API, whose GETs take arguments from a JSON body too.
+  // CloudKitty compat: v1 is WSME's API, whose GETs take arguments from a JSON body too, and
+  // whose datetimes are naive wall time in CloudKitty's zone.
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, argumentsInBody: true } as typeof route.config;
   });
+  installCloudKittyDateTimes(app, database.storedDateTimes.zone);
   const states = new ModuleStateRepository(database, modules);
   await app.register(moduleRoutesV1, { modules: states, onChange: () => snapshots.invalidate(), hidden });
   await app.register(quoteRoutesV1, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics });

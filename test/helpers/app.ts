@@ -15,6 +15,7 @@ import type { PyscriptsTables } from '../../src/rating/pyscripts/tables.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { loadConfig, type TariffConfig } from '../../src/config.js';
 import { createScratchDatabase } from './databases.js';
+import { TEST_HEADERS } from './headers.js';
 import type { ScriptSandbox } from '../../src/rating/pyscripts/sandbox/index.js';
 
 export const H = '/v1/rating/module_config/hashmap';
@@ -76,7 +77,7 @@ export async function startTestApp(
 
   async function request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
     const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-    const response = await app.inject({ method: method as 'GET', url, payload, headers: { 'content-type': 'application/json', ...headers } });
+    const response = await app.inject({ method: method as 'GET', url, payload, headers: { ...TEST_HEADERS, ...headers } });
     let parsed: unknown;
     try {
       parsed = response.body === '' ? undefined : JSON.parse(response.body);

@@ -2,6 +2,7 @@
  * Starts real Tariff server processes (`node bin/tariff.js serve`, compiled by the global setup)
  * on a free loopback port, for tests that need real HTTP, restarts or signals.
  */
+import { TEST_HEADERS } from './headers.js';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -116,7 +117,7 @@ export async function callServer(server: ServerProcess, method: string, path: st
   const send = async (sendMethod: string, sendPath: string, sendBody: unknown) => {
     const response = await fetch(`${server.url}${sendPath}`, {
       method: sendMethod,
-      headers: { 'content-type': 'application/json', ...options.headers },
+      headers: { ...TEST_HEADERS, ...options.headers },
       body: sendBody === undefined ? undefined : JSON.stringify(sendBody),
       redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),

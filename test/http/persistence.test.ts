@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { H, P, daysFromNow } from '../helpers/app.js';
+import { TEST_HEADERS } from '../helpers/headers.js';
 import { callServer as call, startServerProcess, type Answer, type ServerProcess } from '../helpers/server.js';
 
 async function created(server: ServerProcess, path: string, body: unknown): Promise<any> {
@@ -213,7 +214,7 @@ describe('persistence across server processes', () => {
       const request = httpRequest(`${first.url}${H}/mappings/`, {
         agent,
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: { ...TEST_HEADERS, 'content-length': Buffer.byteLength(body) },
       });
       request.on('response', (response) => {
         let text = '';
