@@ -32,7 +32,7 @@ export interface WalkContext {
 }
 
 /** A step: its panel, its name, and what it does. */
-interface Step {
+export interface Step {
   panel: string;
   action: string;
   run(state: State): Promise<Omit<Verdict, 'panel' | 'action'>>;
@@ -145,7 +145,69 @@ async function view(state: State, path: string | undefined, expect: string, shot
   return judge(seen, await state.context.session.has(expect), `${path} shows ${expect}`);
 }
 
-const STEPS: Step[] = [
+/**
+ * The price quote the launch form's step asks for: `POST /project/rating/quote` from a Horizon
+ * page (CSRF cookie, XMLHttpRequest), then Horizon's banners on the next page. `positive`: the
+ * configured rules must give a price above 0 (else any price: no rules left).
+ */
+async function quote(s: State, positive: boolean): Promise<Omit<Verdict, 'panel' | 'action'>> {
+  // CloudKitty 17's quote waits 60 s for its processor's RPC reply, then fails (documented).
+  if (s.context.side === 'cloudkitty' && !process.env.TARIFF_HORIZON_CLOUDKITTY_QUOTE) {
+    return {
+      result: 'fails',
+      detail: 'not tried: CloudKitty 17 answers 500 "No reply on topic cloudkitty" after 60 s without a processor (TARIFF_HORIZON_CLOUDKITTY_QUOTE=1 tries it)',
+    };
+  }
+  // Any page gives the CSRF cookie the post needs.
+  await s.context.session.open('/identity/');
+  const answer = await s.context.session.page.evaluate(async () => {
+    const token =
+      document.cookie
+        .split('; ')
+        .find((c) => c.startsWith('csrftoken='))
+        ?.slice('csrftoken='.length) ?? '';
+    const body = [
+      {
+        desc: {
+          flavor_id: 'm1.tiny',
+          flavor_name: 'm1.tiny',
+          vcpus: 1,
+          ram: 512,
+          disk: 1,
+          ephemeral: 0,
+          disk_total: 1,
+          disk_total_display: 1,
+          source_type: 'image',
+          source_val: 'x',
+          image_id: 'x',
+        },
+        volume: 1,
+      },
+    ];
+    const response = await fetch('/project/rating/quote', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest', 'x-csrftoken': token },
+      body: JSON.stringify(body),
+    });
+    // Horizon sends an XMLHttpRequest's messages in this header; its JavaScript shows them as banners.
+    return { status: response.status, text: await response.text(), messages: response.headers.get('x-horizon-messages') ?? '[]' };
+  });
+  const price = Number(answer.text);
+  // Horizon answers 0.0 with the banner "Unable to retrieve price." when the API call fails.
+  const banners = (JSON.parse(answer.messages) as [string, string, string?][]).filter(([level]) => level === 'error').map(([, message]) => message);
+  const after = await s.context.session.open('/identity/');
+  return judge(
+    { ...after, statuses: [answer.status, ...after.statuses], errors: [...banners, ...after.errors] },
+    positive ? price > 0 : answer.status === 200 && Number.isFinite(price),
+    `price ${answer.text}`,
+  );
+}
+
+/** The price quote's action name. */
+export const QUOTE_ACTION = 'price quote (POST /project/rating/quote, as the launch form step would)';
+
+/** The admin's walk. */
+export const ADMIN_STEPS: Step[] = [
   // Rating modules (admin)
   { panel: 'Rating Modules', action: 'list', run: (s) => view(s, '/admin/rating_modules/', '#modules__row__hashmap', 'rating-modules') },
   {
@@ -404,57 +466,7 @@ const STEPS: Step[] = [
       ),
   },
   // Quotes: the project's rating panel asks for a price (the launch form's step posts here).
-  {
-    panel: 'Project Rating',
-    action: 'price quote (POST /project/rating/quote, as the launch form step would)',
-    run: async (s) => {
-      // CloudKitty 17's quote waits 60 s for its processor's RPC reply, then fails (documented).
-      if (s.context.side === 'cloudkitty' && !process.env.TARIFF_HORIZON_CLOUDKITTY_QUOTE) {
-        return {
-          result: 'fails',
-          detail:
-            'not tried: CloudKitty 17 answers 500 "No reply on topic cloudkitty" after 60 s without a processor (TARIFF_HORIZON_CLOUDKITTY_QUOTE=1 tries it)',
-        };
-      }
-      // Any page gives the CSRF cookie the post needs.
-      await s.context.session.open('/identity/');
-      const answer = await s.context.session.page.evaluate(async () => {
-        const token =
-          document.cookie
-            .split('; ')
-            .find((c) => c.startsWith('csrftoken='))
-            ?.slice('csrftoken='.length) ?? '';
-        const body = [
-          {
-            desc: {
-              flavor_id: 'm1.tiny',
-              flavor_name: 'm1.tiny',
-              vcpus: 1,
-              ram: 512,
-              disk: 1,
-              ephemeral: 0,
-              disk_total: 1,
-              disk_total_display: 1,
-              source_type: 'image',
-              source_val: 'x',
-              image_id: 'x',
-            },
-            volume: 1,
-          },
-        ];
-        const response = await fetch('/project/rating/quote', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest', 'x-csrftoken': token },
-          body: JSON.stringify(body),
-        });
-        return { status: response.status, text: await response.text() };
-      });
-      const price = Number(answer.text);
-      // Horizon answers 0.0 and queues "Unable to retrieve price." when the API call fails.
-      const after = await s.context.session.open('/identity/');
-      return judge({ ...after, statuses: [answer.status, ...after.statuses] }, price > 0, `price ${answer.text}`);
-    },
-  },
+  { panel: 'Project Rating', action: QUOTE_ACTION, run: (s) => quote(s, true) },
   // Deletes, each from its table
   {
     panel: 'Hashmap',
@@ -630,11 +642,22 @@ const STEPS: Step[] = [
   },
 ];
 
-/** Runs every step in order; `each` gets each verdict as it is made (with its log span). */
-export async function walk(context: WalkContext, each: (verdict: Verdict) => void | Promise<void>, before?: () => void): Promise<Verdict[]> {
+/** A project member's walk (project demo): the project panels and the quote; the admin panels are not offered to them. */
+export const MEMBER_STEPS: Step[] = [
+  { panel: 'Project Rating (member)', action: 'rating by type', run: (s) => view(s, '/project/rating/', 'table', 'member-project-rating') },
+  {
+    panel: 'Project Reporting (member)',
+    action: 'reporting charts',
+    run: (s) => view(s, '/project/reporting/', '#content_body, .page-header', 'member-project-reporting'),
+  },
+  { panel: 'Project Rating (member)', action: QUOTE_ACTION, run: (s) => quote(s, false) },
+];
+
+/** Runs `steps` in order; `each` gets each verdict as it is made, `before` is called before each step. */
+export async function walk(context: WalkContext, steps: Step[], each: (verdict: Verdict) => void | Promise<void>, before?: () => void): Promise<Verdict[]> {
   const state: State = { context };
   const verdicts: Verdict[] = [];
-  for (const step of STEPS) {
+  for (const step of steps) {
     before?.();
     let verdict: Verdict;
     try {
