@@ -21,8 +21,8 @@ export const DATETIMES_HEADER = 'x-tariff-datetimes';
 
 const DATETIME_ATTRIBUTES = ['start', 'end', 'created_at', 'deleted'] as const;
 const QUERY_DATETIMES = ['start', 'end'] as const;
-/** A date and time without an offset (`2026-12-01T10:00`, `2026-12-01 10:00:00.5`); date-only text keeps its own meaning. */
-const NAIVE_DATETIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?$/;
+/** A date, with or without a time, without an offset (`2026-12-01`, `2026-12-01T10:00`, `2026-12-01 10:00:00.5`). */
+const NAIVE_DATETIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?$/;
 /** UTC text as the rules answer it: `2026-12-01T10:00:00+00:00`. */
 const UTC_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 
@@ -39,16 +39,20 @@ function offsetText(offsetMs: number): string {
   return `${sign}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 }
 
-/** A naive text read as `zone`'s wall time, written with its offset; any other text unchanged. */
-function withZoneOffset(value: unknown, zone: TimeZone): unknown {
+/**
+ * A naive text read as `zone`'s wall time, written with its offset; any other text unchanged. A
+ * date alone is completed as the rules complete it (rating/common/datetime.ts): `end` at 23:59:59,
+ * the others at 00:00:00.
+ */
+function withZoneOffset(value: unknown, zone: TimeZone, attribute: string): unknown {
   if (typeof value !== 'string') return value;
   const match = NAIVE_DATETIME.exec(value.trim());
   if (!match) return value;
   const [, date, hours, minutes, seconds] = match;
-  const wallMs = Date.parse(`${date}T${hours}:${minutes}:${seconds ?? '00'}Z`);
+  const time = hours === undefined ? (attribute === 'end' ? '23:59:59' : '00:00:00') : `${hours}:${minutes}:${seconds ?? '00'}`;
+  const wallMs = Date.parse(`${date}T${time}Z`);
   if (Number.isNaN(wallMs)) return value;
-  const instant = zone.instantOf(wallMs);
-  return `${date}T${hours}:${minutes}:${seconds ?? '00'}${offsetText(wallMs - instant)}`;
+  return `${date}T${time}${offsetText(wallMs - zone.instantOf(wallMs))}`;
 }
 
 /** UTC text with `+00:00` as `zone`'s naive wall text; anything else unchanged. */
@@ -58,8 +62,8 @@ function naiveWallText(value: unknown, zone: TimeZone): unknown {
   return new Date(zone.wallClockAt(Date.parse(value))).toISOString().slice(0, 19);
 }
 
-function convertMembers(members: Members, names: readonly string[], convert: (value: unknown) => unknown): void {
-  for (const name of names) if (name in members) members[name] = convert(members[name]);
+function convertMembers(members: Members, names: readonly string[], convert: (value: unknown, name: string) => unknown): void {
+  for (const name of names) if (name in members) members[name] = convert(members[name], name);
 }
 
 /** A copy of `members` with its datetime attributes as naive wall text (answers are never changed in place: a repository may hold them). */
@@ -90,8 +94,8 @@ function wantsOffsets(request: FastifyRequest): boolean {
 export function installCloudKittyDateTimes(app: FastifyInstance, zone: TimeZone): void {
   if (!zone.isUtc) {
     app.addHook('preValidation', (request, _reply, done) => {
-      if (isMembers(request.body)) convertMembers(request.body, DATETIME_ATTRIBUTES, (value) => withZoneOffset(value, zone));
-      if (isMembers(request.query)) convertMembers(request.query, QUERY_DATETIMES, (value) => withZoneOffset(value, zone));
+      if (isMembers(request.body)) convertMembers(request.body, DATETIME_ATTRIBUTES, (value, name) => withZoneOffset(value, zone, name));
+      if (isMembers(request.query)) convertMembers(request.query, QUERY_DATETIMES, (value, name) => withZoneOffset(value, zone, name));
       done();
     });
   }

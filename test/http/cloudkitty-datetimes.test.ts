@@ -73,6 +73,15 @@ describe.each([
       tenant_id: 'explicit',
     });
     expect(explicit.body.start).toBe(new Date(Date.parse('2999-02-01T00:00:00Z') + hoursEast * 3_600_000).toISOString().slice(0, 19));
+    // A date alone is the zone's midnight for a start and 23:59:59 for an end.
+    const dates = await send(t, 'POST', `${H}/mappings/?force=true`, {
+      service_id: serviceId,
+      cost: 1,
+      start: '2999-05-01',
+      end: '2999-05-02',
+      tenant_id: 'dates',
+    });
+    expect([dates.body.start, dates.body.end]).toEqual(['2999-05-01T00:00:00', '2999-05-02T23:59:59']);
     // A list filter takes the same naive text.
     const filtered = await send(t, 'GET', `${H}/mappings/?service_id=${serviceId}&start=2999-01-01T09:00:00&end=2999-01-01T09:00:01`);
     expect(filtered.status, filtered.text).toBe(200);
