@@ -93,6 +93,27 @@ describe('forwarding on the wire', () => {
     expect(JSON.parse(answer!.text).url).toBe(seen.url);
   });
 
+  it("keeps the console's session cookie from CloudKitty, handing its token on as X-Auth-Token", async () => {
+    const seen = await received(() =>
+      send(tariff.url, 'GET', '/v1/report/total', {
+        headers: { Cookie: 'theme=dark; tariff_session=gAAAAAB-session-token; lang=fr', 'X-Tariff-Console': '1' },
+      }),
+    );
+    expect(seen.headers['x-auth-token']).toBe('gAAAAAB-session-token');
+    expect(seen.headers.cookie).toBe('theme=dark; lang=fr');
+    // Without the console's header the cookie stands for nothing, but is still Tariff's alone.
+    const plain = await received(() => send(tariff.url, 'GET', '/v1/report/total', { headers: { Cookie: 'tariff_session=gAAAAAB-session-token' } }));
+    expect(plain.headers['x-auth-token']).toBeUndefined();
+    expect(plain.headers.cookie).toBeUndefined();
+    // An X-Auth-Token sent wins over the cookie, as in Tariff's own routes.
+    const both = await received(() =>
+      send(tariff.url, 'GET', '/v1/report/total', {
+        headers: { Cookie: 'tariff_session=gAAAAAB-session-token', 'X-Tariff-Console': '1', 'X-Auth-Token': 'gAAAAAB-header' },
+      }),
+    );
+    expect(both.headers['x-auth-token']).toBe('gAAAAAB-header');
+  });
+
   it("sends Tariff's request id upstream and back when the caller's is missing or malformed", async () => {
     let answer: Awaited<ReturnType<typeof send>> | undefined;
     const seen = await received(async () => {

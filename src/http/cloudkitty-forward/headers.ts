@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
+import { SESSION_COOKIE, sessionTokenOf } from '../session-cookie.js';
 
 /**
  * Hop-by-hop headers, plus `expect` (Node answers `100-continue` itself before the handler runs,
@@ -47,10 +48,25 @@ export function endToEndHeaders(headers: IncomingHttpHeaders): IncomingHttpHeade
  * `Host` of CloudKitty): the end-to-end ones; `X-Openstack-Request-Id` set to Tariff's request id
  * (the caller's when well-formed: CloudKitty logs it as the global request id); the caller's
  * address appended to `X-Forwarded-For`; `X-Forwarded-Host` and `X-Forwarded-Proto` kept when
- * given, else the caller's `Host` and scheme.
+ * given, else the caller's `Host` and scheme. The web console's session cookie is Tariff's alone:
+ * it is taken out of `Cookie`, and a console request authenticated by it (http/console-session.ts)
+ * carries its token to CloudKitty as `X-Auth-Token`, which CloudKitty reads.
  */
 export function upstreamRequestHeaders(request: FastifyRequest, headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const kept = endToEndHeaders(headers);
+  if (kept['x-auth-token'] === undefined) {
+    const sessionToken = sessionTokenOf(request);
+    if (sessionToken !== undefined) kept['x-auth-token'] = sessionToken;
+  }
+  if (kept.cookie !== undefined) {
+    const others = [kept.cookie]
+      .flat()
+      .join('; ')
+      .split(';')
+      .filter((pair) => pair.split('=')[0].trim() !== SESSION_COOKIE && pair.trim() !== '');
+    if (others.length > 0) kept.cookie = others.map((pair) => pair.trim()).join('; ');
+    else delete kept.cookie;
+  }
   kept['x-openstack-request-id'] = request.id;
   const forwardedFor = request.headers['x-forwarded-for'];
   const address = request.socket.remoteAddress ?? request.ip;
