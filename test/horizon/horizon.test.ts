@@ -50,10 +50,14 @@ describe.skipIf(Boolean(missing))('Horizon and its CloudKitty dashboard against 
   afterAll(async () => {
     if (reportDirectory) {
       writeFileSync(join(reportDirectory, 'report.md'), report(observed));
+      // The cloud's own logs too, also when it did not start (then the temp dir is all there is).
+      const cloudDirectory = join(directory, 'cloud');
       for (const [log, name] of [
         [horizon?.log, 'horizon.log'],
-        [cloud?.env.TARIFF_LOG, 'tariff.log'],
-        [cloud?.env.CK_LOG, 'cloudkitty.log'],
+        [cloud?.env.TARIFF_LOG ?? join(cloudDirectory, 'tariff', 'tariff.log'), 'tariff.log'],
+        [cloud?.env.CK_LOG ?? join(cloudDirectory, 'cloudkitty', 'log', 'cloudkitty.log'), 'cloudkitty.log'],
+        [join(cloudDirectory, 'cloudkitty', 'log', 'uwsgi.log'), 'cloudkitty-uwsgi.log'],
+        [join(cloudDirectory, 'setup.log'), 'cloud-setup.log'],
       ]) {
         if (log && existsSync(log)) copyFileSync(log, join(reportDirectory, name));
       }
