@@ -5,7 +5,9 @@
  * Every call carries `X-Tariff-Console: 1`: in Keystone mode the session cookie is honoured only
  * with it, and a page of another origin cannot send that header without a CORS preflight Tariff
  * never grants (the CSRF guard). And `X-Tariff-Datetimes: offset`: the console reads instants, so
- * CloudKitty's routes answer it UTC with `+00:00` instead of their naive wall time (api.md §1).
+ * CloudKitty's routes answer it UTC with `+00:00` instead of their naive wall time; and
+ * `Prefer: return=representation`: an update answers the updated object with 200 instead of
+ * CloudKitty's 302 (api.md §1).
  */
 
 /** The header every console call carries (see the module comment). */
@@ -40,7 +42,7 @@ export function onUnauthenticated(listener: () => void): () => void {
 export async function callText(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<string> {
   const response = await fetch(path, {
     method,
-    headers: { [CONSOLE_HEADER]: '1', [DATETIMES_HEADER]: 'offset', ...headers },
+    headers: { [CONSOLE_HEADER]: '1', [DATETIMES_HEADER]: 'offset', prefer: 'return=representation', ...headers },
     body,
     credentials: 'same-origin',
   });

@@ -3,12 +3,19 @@
  *
  * CloudKitty compat: `PUT /v1/rating/modules/{id}`, a mapping PUT and a threshold PUT answer 302
  * with `Location` and no body; a script PUT answers 201 with the script. Tempest asserts those
- * codes. fix: CloudKitty's `Location` is the URL the PUT went to, and keystoneauth (the
- * `cloudkitty` CLI, Horizon) repeats the same PUT there for every 302, up to 31 times. Tariff's
- * `Location` is the object's URL with `?update_request=<the update's request id>`: a PUT there is
- * the client following the redirect of an update already applied, so it changes nothing, records
- * nothing and answers 204. One update is then exactly two requests. A GET there (clients that turn
- * a followed 302 into a GET) reads the object as usual.
+ * codes, after following up to five redirects itself (urllib3), so the answer it ends on must be
+ * a 302 too.
+ *
+ * fix: CloudKitty's `Location` is the URL the PUT went to, and keystoneauth (the `cloudkitty` CLI,
+ * Horizon) repeats the same PUT there for every 302, up to 31 times. Tariff's `Location` is the
+ * object's URL with `?update_request=<the update's request id>`: a PUT there is the client
+ * following the redirect of an update already applied, so it changes nothing, records nothing and
+ * answers 302 without a `Location`, where keystoneauth and urllib3 both stop (keystoneauth logs
+ * `Failed to redirect request … as new location was not provided.` once). One update is then two
+ * requests. A GET there (clients that turn a followed 302 into a GET) reads the object as usual.
+ *
+ * A client asking `Prefer: return=representation` (RFC 7240; Tariff's console does) gets the
+ * updated object with 200 instead, and no redirect at all.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError } from '../kernel/errors.js';
@@ -59,22 +66,29 @@ function followUpLocation(request: FastifyRequest, reply: FastifyReply): string 
   return `${location}?${FOLLOWED_UPDATE_PARAMETER}=${request.id}`;
 }
 
+/** Whether the request asks for the updated object itself (`Prefer: return=representation`, RFC 7240). */
+function prefersRepresentation(request: FastifyRequest): boolean {
+  const prefer = request.headers.prefer;
+  return typeof prefer === 'string' && /(?:^|[\s,;])return=representation(?:$|[\s,;])/i.test(prefer);
+}
+
 /**
- * Installs the answers: a remembered follow-up PUT is answered 204 after authentication, policy
- * and validation, before its handler (nothing written); a successful PUT on a route with
- * `config.updateAnswer` leaves with CloudKitty's code (`redirect`: 302, the follow-up `Location`,
- * no body; `created`: 201, its body and `Location`).
+ * Installs the answers: a remembered follow-up PUT is answered 302 without `Location` after
+ * authentication, policy and validation, before its handler (nothing written); a successful PUT
+ * on a route with `config.updateAnswer` leaves with CloudKitty's code (`redirect`: 302, the
+ * follow-up `Location`, no body; `created`: 201, its body and `Location`), unless it asked for the
+ * representation (200 with the object, as the handler answered).
  */
 export function installUpdateAnswers(app: FastifyInstance): void {
   app.addHook('preHandler', (request, reply, done) => {
     if (followUps.has(request)) {
-      reply.code(204).send();
+      reply.code(302).send();
       return;
     }
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    const answer = request.method === 'PUT' && reply.statusCode === 200 ? updateAnswerOf(request) : undefined;
+    const answer = request.method === 'PUT' && reply.statusCode === 200 && !prefersRepresentation(request) ? updateAnswerOf(request) : undefined;
     if (answer === 'created') reply.code(201);
     if (answer === 'redirect') {
       const location = followUpLocation(request, reply);

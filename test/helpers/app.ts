@@ -44,7 +44,8 @@ export interface TestApp {
   post(url: string, body: unknown, headers?: Record<string, string>): Promise<TestResponse>;
   /**
    * Updates the way the CloudKitty client does (api.md §1): PUT; on CloudKitty's 302 the redirect
-   * is followed once (a PUT to `Location`, which must answer 204) and the object read back; a 201
+   * is followed once (a PUT to `Location`, which must answer 302 without a `Location`) and the
+   * object read back; a 201
    * (scripts) carries the object. A successful update answers `status` 200 with the object and
    * `wireStatus` the PUT's own code (302, 201 or 200); a refused one is the PUT's answer as is.
    */
@@ -120,7 +121,11 @@ async function update(send: Send, url: string, body: unknown, headers?: Record<s
   if (response.status !== 302) return { ...response, wireStatus: response.status };
   const location = new URL(String(response.headers.location));
   const followUp = await send('PUT', `${location.pathname}${location.search}`, body, headers);
-  if (followUp.status !== 204) throw new Error(`the follow-up PUT ${location.pathname}${location.search} answered ${followUp.status}: ${followUp.text}`);
+  if (followUp.status !== 302 || followUp.headers.location !== undefined) {
+    throw new Error(
+      `the follow-up PUT ${location.pathname}${location.search} answered ${followUp.status} (Location ${String(followUp.headers.location)}): ${followUp.text}`,
+    );
+  }
   const read = await send('GET', location.pathname, undefined, headers);
   return { ...read, headers: response.headers, wireStatus: 302 };
 }

@@ -128,11 +128,13 @@ export async function callServer(server: ServerProcess, method: string, path: st
   };
   let answer: Answer = await send(method, path, body);
   // An update as keystoneauth makes it (api.md §1): CloudKitty's 302 followed once with the same
-  // PUT (which must answer 204), then the object read back, as cloudkittyclient does.
+  // PUT (which must answer 302 without a Location), then the object read back, as cloudkittyclient does.
   if (method === 'PUT' && answer.status === 302) {
     const location = new URL(answer.headers.get('location') ?? '');
     const followed = await send('PUT', `${location.pathname}${location.search}`, body);
-    if (followed.status !== 204) throw new Error(`the follow-up PUT ${location.pathname}${location.search} answered ${followed.status}`);
+    if (followed.status !== 302 || followed.headers.get('location') !== null) {
+      throw new Error(`the follow-up PUT ${location.pathname}${location.search} answered ${followed.status}`);
+    }
     answer = { ...(await send('GET', location.pathname, undefined)), headers: answer.headers, wireStatus: 302 };
   } else if (method === 'PUT' && answer.status === 201) {
     answer = { ...answer, status: 200, wireStatus: 201 };

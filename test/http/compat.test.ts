@@ -511,7 +511,7 @@ describe('Location and PUT answers', () => {
     expect(script.headers.location).toBe(`http://localhost:80${P}/scripts/${f.script.script_id}`);
   });
 
-  it('fix: following the 302 once changes nothing, records nothing and answers 204, so an update is two requests, not 31', async () => {
+  it('fix: following the 302 once changes nothing, records nothing and answers 302 without a Location, so an update is two requests, not 31', async () => {
     const changesBefore = (await t.get('/v2/rating/changes')).body.total as number;
     const current = (await t.get(`${H}/mappings/${f.mapping.mapping_id}`)).body;
     const update = await t.request('PUT', `${H}/mappings/`, { ...current, end: daysFromNow(500) });
@@ -524,13 +524,27 @@ describe('Location and PUT answers', () => {
       { ...current, end: daysFromNow(600) },
     ]) {
       const followed = await t.request('PUT', `${location.pathname}${location.search}`, body);
-      expect({ status: followed.status, text: followed.text, location: followed.headers.location }).toEqual({ status: 204, text: '', location: undefined });
+      expect({ status: followed.status, text: followed.text, location: followed.headers.location }).toEqual({ status: 302, text: '', location: undefined });
     }
     expect((await t.get(`${H}/mappings/${f.mapping.mapping_id}`)).body).toEqual(stored);
     expect((await t.get('/v2/rating/changes')).body.total).toBe(changesBefore + 1);
     // A client that turns the followed 302 into a GET reads the object.
     const read = await t.get(`${location.pathname}${location.search}`);
     expect({ status: read.status, body: read.body }).toEqual({ status: 200, body: stored });
+  });
+
+  it('answers 200 with the updated object, no redirect, to a client asking Prefer: return=representation (RFC 7240)', async () => {
+    const current = (await t.get(`${H}/thresholds/${f.threshold.threshold_id}`)).body;
+    const threshold = await t.request('PUT', `${H}/thresholds/`, { ...current, cost: '0.5' }, { prefer: 'return=representation' });
+    expect({ status: threshold.status, body: threshold.body }).toEqual({ status: 200, body: { ...current, cost: '0.5000000000000000000000000000' } });
+    expect(threshold.headers.location).toBe(`http://localhost:80${H}/thresholds/${f.threshold.threshold_id}`);
+    const script = await t.request(
+      'PUT',
+      `${P}/scripts/${f.script.script_id}`,
+      { description: 'represented' },
+      { prefer: 'handling=lenient, return=representation' },
+    );
+    expect({ status: script.status, description: script.body.description }).toEqual({ status: 200, description: 'represented' });
   });
 
   it('refuses the follow-up parameter where no redirect leads: not a request id, or on POST and DELETE', async () => {
