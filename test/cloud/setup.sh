@@ -229,24 +229,30 @@ grep -q '^TARIFF_SANDBOX_SPARE_WORKERS=' "$TARIFF_DIR/tariff.env.new" || echo 'T
 # A loaded CI machine (load average 10+ seen) can take more than the default 5 s to validate a
 # token; CloudKitty's keystonemiddleware waits longer than that too.
 grep -q '^TARIFF_KEYSTONE_TIMEOUT=' "$TARIFF_DIR/tariff.env.new" || echo 'TARIFF_KEYSTONE_TIMEOUT=30' >>"$TARIFF_DIR/tariff.env.new"
-tariff_changed=1
-if [ -f "$TARIFF_DIR/tariff.env" ] && cmp -s "$TARIFF_DIR/tariff.env" "$TARIFF_DIR/tariff.env.new" &&
-   [ "$TARIFF_DIR/tariff.env" -nt "$ROOT/dist/cli.js" ]; then
-  tariff_changed=0; rm -f "$TARIFF_DIR/tariff.env.new"
+# What dist/ holds (its content: a rebuild of the same sources keeps the running process).
+dist_hash="$(cd "$ROOT/dist" && find . -type f ! -name '*.map' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)"
+restart_reason=""
+if [ -f "$TARIFF_DIR/tariff.env" ] && cmp -s "$TARIFF_DIR/tariff.env" "$TARIFF_DIR/tariff.env.new"; then
+  rm -f "$TARIFF_DIR/tariff.env.new"
 else
-  mv "$TARIFF_DIR/tariff.env.new" "$TARIFF_DIR/tariff.env"
+  mv "$TARIFF_DIR/tariff.env.new" "$TARIFF_DIR/tariff.env"; restart_reason="its settings changed"
 fi
+[ -n "$restart_reason" ] || [ "$(cat "$TARIFF_DIR/tariff.dist" 2>/dev/null)" = "$dist_hash" ] || restart_reason="dist/ changed"
 if pid="$(pid_in "$TARIFF_PID_FILE" "$TARIFF_DIR")"; then
-  if [ "$tariff_changed" = 0 ] && curl -sf -o /dev/null --max-time 3 "$CLOUD_TARIFF_URL/healthcheck"; then
+  if [ -z "$restart_reason" ] && ! curl -sf -o /dev/null --max-time 3 "$CLOUD_TARIFF_URL/healthcheck"; then
+    restart_reason="it does not answer GET /healthcheck"
+  fi
+  if [ -z "$restart_reason" ]; then
     log "tariff already running (pid $pid) on $CLOUD_TARIFF_URL"
   else
-    log "restarting tariff (pid $pid): its settings or dist/ changed, or it does not answer"
+    log "restarting tariff (pid $pid): $restart_reason"
     stop_pid "$pid"; rm -f "$TARIFF_PID_FILE"
   fi
 fi
 if ! pid_in "$TARIFF_PID_FILE" "$TARIFF_DIR" >/dev/null; then
   port_busy "$CLOUD_TARIFF_PORT" && die "port $CLOUD_TARIFF_PORT (Tariff) is taken by another process"
   # A session of its own (setsid), detached from this script; cwd = its state dir (pid_in checks it).
+  echo "$dist_hash" >"$TARIFF_DIR/tariff.dist"
   mapfile -t tariff_env <"$TARIFF_DIR/tariff.env"
   (cd "$TARIFF_DIR" && exec env -i PATH="$PATH" HOME="${HOME:-/root}" "${tariff_env[@]}" \
     setsid "$CLOUD_NODE" --max-semi-space-size=64 --expose-gc "$ROOT/bin/tariff.js" serve \
