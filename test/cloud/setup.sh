@@ -71,9 +71,16 @@ stop_pid() {  # stop_pid PID: SIGTERM, 15 s, SIGKILL (the process and its childr
   return 0
 }
 wait_http() {  # wait_http URL PIDFILE DIR NAME LOG
-  local deadline=$((SECONDS + CLOUD_START_TIMEOUT))
+  # uwsgi --daemonize returns before the daemon writes its pid file: no live process behind the
+  # pid file counts as an exit only after 10 s (the stop.sh that follows a failed start would
+  # otherwise kill a server still loading its app, as happened under load).
+  local deadline=$((SECONDS + CLOUD_START_TIMEOUT)) started=$SECONDS
   until curl -s -o /dev/null --max-time 3 "$1"; do
-    if [ "$SECONDS" -ge "$deadline" ] || ! pid_in "$2" "$3" >/dev/null; then
+    if [ "$((SECONDS - started))" -ge 10 ] && ! pid_in "$2" "$3" >/dev/null; then
+      tail -n 40 "$5" >&2 2>/dev/null || true
+      die "$4 exited before answering GET $1 (log: $5)"
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
       tail -n 40 "$5" >&2 2>/dev/null || true
       die "$4 did not answer GET $1 within ${CLOUD_START_TIMEOUT} s (log: $5)"
     fi
