@@ -115,11 +115,19 @@ function created(
 
 /** A delete from a table: the row's delete button, confirmed; the rule gone from the API. */
 async function deleteRow(state: State, page: string, button: string, gone: () => Promise<boolean>, what: string): Promise<Omit<Verdict, 'panel' | 'action'>> {
-  const opened = await state.context.session.open(page);
+  const { session } = state.context;
+  const opened = await session.open(page);
   if (opened.statuses.some((status) => status >= 400)) return unreachable(`the page ${page} does not open (HTTP ${opened.statuses.join(', ')})`);
-  if (!(await state.context.session.has(button))) return unreachable(`no delete button ${button} on ${page}`);
-  const seen = await state.context.session.clickAndConfirm(button);
-  return judge(seen, await gone(), `${what} deleted`);
+  if (!(await session.has(button))) return unreachable(`no delete button ${button} on ${page}`);
+  const seen = await session.clickAndConfirm(button);
+  const verdict = judge(seen, await gone(), `${what} deleted`);
+  if (verdict.result !== 'works') return verdict;
+  // The button's id starts with its table's name. Every delete of the walk removes the only rule
+  // the user made in that table: it must be empty after, as the user sees it.
+  await session.open(page);
+  const table = button.slice(1, button.indexOf('__row_'));
+  const left = await session.page.locator(`table#${table} tbody tr[data-object-id]`).count();
+  return left === 0 ? verdict : { result: 'fails', detail: `${what} deleted, but ${page} still lists ${left} row(s) in ${table}` };
 }
 
 async function moduleState(state: State, module: string): Promise<any> {
@@ -138,11 +146,23 @@ async function toggleModule(state: State, module: string): Promise<Omit<Verdict,
 }
 
 /** Opens a page and judges it; `expect` is a selector that must be on it. */
-async function view(state: State, path: string | undefined, expect: string, shot?: string): Promise<Omit<Verdict, 'panel' | 'action'>> {
+async function view(
+  state: State,
+  path: string | undefined,
+  expect: string,
+  shot?: string,
+  rows?: { table: string; count: number },
+): Promise<Omit<Verdict, 'panel' | 'action'>> {
   if (!path) return unreachable('no link to the page');
   const seen = await state.context.session.open(path);
   if (shot) await state.context.screenshot(shot);
-  return judge(seen, await state.context.session.has(expect), `${path} shows ${expect}`);
+  const verdict = judge(seen, await state.context.session.has(expect), `${path} shows ${expect}`);
+  if (verdict.result !== 'works' || !rows) return verdict;
+  // As many rows as rules the user made: an edit changes a rule, it does not add one to the list.
+  const listed = await state.context.session.page.locator(`table#${rows.table} tbody tr[data-object-id]`).count();
+  return listed === rows.count
+    ? { ...verdict, detail: `${verdict.detail}, ${listed} row(s) in ${rows.table}` }
+    : { result: 'fails', detail: `${rows.table} lists ${listed} rows where the user made ${rows.count} (${path})` };
 }
 
 /**
@@ -439,12 +459,17 @@ export const ADMIN_STEPS: Step[] = [
         s.serviceId && `/admin/hashmap/service/${s.serviceId}/?tab=services_tabs__hashmap_mappings`,
         `#mappings__row__${s.serviceMappingId}`,
         'hashmap-service-mappings',
+        { table: 'mappings', count: 1 },
       ),
   },
   {
     panel: 'Hashmap',
     action: 'field page with its rules',
-    run: (s) => view(s, s.fieldId && `/admin/hashmap/field/${s.fieldId}/`, `#mappings__row__${s.fieldMappingId}`, 'hashmap-field-mappings'),
+    run: (s) =>
+      view(s, s.fieldId && `/admin/hashmap/field/${s.fieldId}/`, `#mappings__row__${s.fieldMappingId}`, 'hashmap-field-mappings', {
+        table: 'mappings',
+        count: 1,
+      }),
   },
   {
     panel: 'Hashmap',
@@ -455,6 +480,7 @@ export const ADMIN_STEPS: Step[] = [
         s.serviceId && `/admin/hashmap/service/${s.serviceId}/?tab=services_tabs__hashmap_service_thresholds`,
         `#service_thresholds__row__${s.serviceThresholdId}`,
         'hashmap-service-thresholds',
+        { table: 'service_thresholds', count: 1 },
       ),
   },
   {
@@ -466,6 +492,7 @@ export const ADMIN_STEPS: Step[] = [
         s.fieldId && `/admin/hashmap/field/${s.fieldId}/?tab=field_tabs__hashmap_field_thresholds`,
         `#field_thresholds__row__${s.fieldThresholdId}`,
         'hashmap-field-thresholds',
+        { table: 'field_thresholds', count: 1 },
       ),
   },
   // Quotes: the project's rating panel asks for a price (the launch form's step posts here).
@@ -629,6 +656,11 @@ export const ADMIN_STEPS: Step[] = [
         .trim();
       return judge(seen, stored === data.trim(), 'script data replaced');
     },
+  },
+  {
+    panel: 'PyScripts',
+    action: 'list scripts after the edit',
+    run: (s) => view(s, '/admin/pyscripts/', `#pyscripts__row__${s.scriptId}`, 'pyscripts-edited', { table: 'pyscripts', count: 1 }),
   },
   {
     panel: 'PyScripts',
