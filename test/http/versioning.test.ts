@@ -768,7 +768,7 @@ describe('update: a running rule takes new terms from now on (TARIFF_RUNNING_RUL
     const serviceId = (await t.post(`${H}/services/`, { name: serviceName })).body.service_id as string;
     const fieldId = await createNamedField(t, serviceId, 'flavor');
     const created = await createMapping(
-      { field_id: fieldId, value: 'm1.small', cost: '1', tenant_id: 'p1', description: 'small', start: '2020-01-01T00:00:00' },
+      { field_id: fieldId, value: 'm1.small', cost: '1', tenant_id: 'p1', description: 'small', group_id: await createGroup(), start: '2020-01-01T00:00:00' },
       '?force=true',
     );
     const changesBefore = (await t.get('/v2/rating/changes?kind=mapping&limit=1')).body.total as number;
@@ -781,6 +781,8 @@ describe('update: a running rule takes new terms from now on (TARIFF_RUNNING_RUL
     expectNow(now.start);
     expect(now.updated_by).toBe('carol');
 
+    // A plain list shows the rule once; asking about time or deletion shows its history too.
+    expect((await t.get(`${H}/mappings/?field_id=${fieldId}`)).body.mappings).toEqual([now]);
     const versions = (await t.get(`${H}/mappings/?field_id=${fieldId}&deleted=true`)).body.mappings as any[];
     expect(versions.map((mapping) => mapping.mapping_id)).toContain(created.mapping_id);
     const ended = versions.filter((mapping) => mapping.mapping_id !== created.mapping_id);
@@ -813,6 +815,8 @@ describe('update: a running rule takes new terms from now on (TARIFF_RUNNING_RUL
     expect(updated.status, updated.text).toBe(201);
     expect(updated.body).toMatchObject({ script_id: script.script_id, data: 'a = 2', end: null });
     expectNow(updated.body.start);
+    const listed = (await t.get('/v1/rating/module_config/pyscripts/scripts/')).body.scripts as any[];
+    expect(listed.filter((other) => other.name === script.name)).toEqual([updated.body]);
     const all = (await t.get(`/v1/rating/module_config/pyscripts/scripts/?deleted=true`)).body.scripts as any[];
     const versions = all.filter((other) => other.name === script.name && other.script_id !== script.script_id);
     expect(versions).toEqual([{ ...script, script_id: expect.any(String), end: updated.body.start, updated_by: 'unknown' }]);

@@ -74,15 +74,41 @@ export function ruleFiltersFrom(query: RuleFilterQuery, now: Date): RuleFilters 
 }
 
 /**
- * SQL conditions (to AND together) for the filters, on the rule table aliased `alias`. For
+ * Whether a list shows superseded versions: only when it asks about time or deletion (`deleted`,
+ * `start`, `end` or `is_active`).
+ */
+function showsHistory(filters: RuleFilters): boolean {
+  return filters.includeDeleted === true || filters.startFrom !== undefined || filters.endBefore !== undefined || filters.isActive !== undefined;
+}
+
+/**
+ * SQL conditions (to AND together) for the filters, on the rule table `table` aliased `alias`. For
  * `description` only `description is not null`: apply {@link matchesDescription} to the rows.
+ *
+ * Without a time or deletion filter, superseded versions are left out: a rule whose `end` is past
+ * and which another rule of the same name continues from that `end`, deleted since or not (the
+ * ended version an update of a running rule keeps, versioning.ts; a price list's replaced rules).
+ * They still price the time before their end; the list shows one row per rule, as CloudKitty's
+ * dashboard and client 4.6 expect after an edit and after a delete (fix: Horizon showed the edited
+ * rule twice, and its old version again once the rule was deleted).
  *
  * @param storedDateTimes - the database's: times are compared as the columns hold them (wall time
  *   in CloudKitty's zone).
  */
-export function ruleFilterConditions(alias: string, filters: RuleFilters, storedDateTimes: StoredDateTimes): RawBuilder<boolean>[] {
+export function ruleFilterConditions(
+  table: 'hashmap_mappings' | 'pyscripts_scripts',
+  alias: string,
+  filters: RuleFilters,
+  storedDateTimes: StoredDateTimes,
+): RawBuilder<boolean>[] {
   const column = (name: string) => sql.ref(`${alias}.${name}`);
   const conditions: RawBuilder<boolean>[] = [];
+  if (!showsHistory(filters)) {
+    const now = storedDateTimes.toStorage(filters.now);
+    conditions.push(sql<boolean>`(${column('end')} is null or ${column('end')} > ${now} or not exists (
+      select 1 from ${sql.table(table)} as successor
+      where successor.name = ${column('name')} and successor.id <> ${column('id')} and successor.start = ${column('end')}))`);
+  }
   if (!filters.includeDeleted) conditions.push(sql<boolean>`${column('deleted')} is null`);
   if (filters.startFrom) conditions.push(sql<boolean>`${column('start')} >= ${storedDateTimes.toStorage(filters.startFrom)}`);
   if (filters.endBefore) conditions.push(sql<boolean>`${column('end')} < ${storedDateTimes.toStorage(filters.endBefore)}`);

@@ -110,7 +110,7 @@ export class ScriptRepository {
   /** Scripts matching the filters, in creation order; `withData: false` leaves `data` out. */
   async list(filters: RuleFilters, options: { withData: boolean }): Promise<Script[]> {
     let query = options.withData ? selectScripts(this.db).select('s.data') : selectScripts(this.db);
-    for (const condition of ruleFilterConditions('s', filters, this.database.storedDateTimes)) query = query.where(condition);
+    for (const condition of ruleFilterConditions('pyscripts_scripts', 's', filters, this.database.storedDateTimes)) query = query.where(condition);
     const rows = await query.orderBy('s.id').execute();
     return rows.filter((row) => matchesDescription(filters, row.description)).map((row) => toScript(row, this.database.storedDateTimes));
   }

@@ -155,7 +155,7 @@ export class MappingRepository {
   async list(filters: MappingFilters): Promise<Mapping[]> {
     let query = selectMappings(this.db);
     for (const condition of parentFilterConditions('m', filters)) query = query.where(condition);
-    for (const condition of ruleFilterConditions('m', filters, this.times)) query = query.where(condition);
+    for (const condition of ruleFilterConditions('hashmap_mappings', 'm', filters, this.times)) query = query.where(condition);
     const rows = await query.orderBy('m.id').execute();
     return rows.filter((row) => matchesDescription(filters, row.description)).map(this.toMapping);
   }
