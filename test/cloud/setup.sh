@@ -45,10 +45,13 @@ tariff_started=""
 # ---------------------------------------------------------------------------------------------
 free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port_busy() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
-# shellcheck disable=SC1091
-[ -f "$CLOUD_DIR/ports.env" ] && . "$CLOUD_DIR/ports.env"
+stored_port() { [ -f "$CLOUD_DIR/ports.env" ] && sed -n "s/^$1=\([0-9]*\)$/\1/p" "$CLOUD_DIR/ports.env" || true; }
+# The caller's port, else the one this dir used, else a free one.
+CLOUD_KEYSTONE_PORT="${CLOUD_KEYSTONE_PORT:-$(stored_port CLOUD_KEYSTONE_PORT)}"
 CLOUD_KEYSTONE_PORT="${CLOUD_KEYSTONE_PORT:-$(free_port)}"
+CLOUD_CLOUDKITTY_PORT="${CLOUD_CLOUDKITTY_PORT:-$(stored_port CLOUD_CLOUDKITTY_PORT)}"
 CLOUD_CLOUDKITTY_PORT="${CLOUD_CLOUDKITTY_PORT:-$(free_port)}"
+CLOUD_TARIFF_PORT="${CLOUD_TARIFF_PORT:-$(stored_port CLOUD_TARIFF_PORT)}"
 CLOUD_TARIFF_PORT="${CLOUD_TARIFF_PORT:-$(free_port)}"
 printf 'CLOUD_KEYSTONE_PORT=%s\nCLOUD_CLOUDKITTY_PORT=%s\nCLOUD_TARIFF_PORT=%s\n' \
   "$CLOUD_KEYSTONE_PORT" "$CLOUD_CLOUDKITTY_PORT" "$CLOUD_TARIFF_PORT" >"$CLOUD_DIR/ports.env"
