@@ -112,7 +112,7 @@ expected_keystone="$KEYSTONE_URL $KEYSTONE_SERVICE_PROJECT $KEYSTONE_TARIFF_USER
 trap 'kill "$keystone_job" 2>/dev/null || true' EXIT
 
 # ---------------------------------------------------------------------------------------------
-# 3. CloudKitty 17 API, Keystone mode, SQLite, uwsgi
+# 2. CloudKitty 17 API, Keystone mode, SQLite, uwsgi
 # ---------------------------------------------------------------------------------------------
 t0=$SECONDS
 CK_CONF="$CK_DIR/cloudkitty.conf"
@@ -214,7 +214,7 @@ if ! pid_in "$CK_PID_FILE" "$CK_DIR" >/dev/null; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 4. Tariff, Keystone mode, SQLite, forwarding to CloudKitty
+# 3. Tariff, Keystone mode, SQLite, forwarding to CloudKitty
 # ---------------------------------------------------------------------------------------------
 t0=$SECONDS
 TARIFF_PID_FILE="$TARIFF_DIR/tariff.pid"
@@ -273,7 +273,7 @@ if ! pid_in "$TARIFF_PID_FILE" "$TARIFF_DIR" >/dev/null; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 5. Keystone done: the second region, CloudKitty's service user, the `rating` role; the rating
+# 4. Keystone done: the second region, CloudKitty's service user, the `rating` role; the rating
 #    modules of a server started now enabled (hashmap, pyscripts: as the CloudKitty anchor does)
 # ---------------------------------------------------------------------------------------------
 wait "$keystone_job" || die "Keystone did not start (test/keystone/setup.sh failed, see above)"
@@ -298,7 +298,7 @@ fi
 log "regions, identities and modules ready in $((SECONDS - t0)) s"
 
 # ---------------------------------------------------------------------------------------------
-# 6. CLOUD_OWNER_PID: a watchdog runs stop.sh once that process is gone (a test runner killed
+# 5. CLOUD_OWNER_PID: a watchdog runs stop.sh once that process is gone (a test runner killed
 #    before its teardown leaves no servers behind). One per dir; a new owner replaces it.
 # ---------------------------------------------------------------------------------------------
 if [ -n "${CLOUD_OWNER_PID:-}" ]; then
@@ -316,7 +316,7 @@ if [ -n "${CLOUD_OWNER_PID:-}" ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 7. env.sh: Keystone's, and the cloud's
+# 6. env.sh: Keystone's, and the cloud's
 # ---------------------------------------------------------------------------------------------
 {
   echo "# Written by test/cloud/setup.sh: source it."
