@@ -21,18 +21,43 @@ export interface ConvertedDatabaseUrl {
 const SQLALCHEMY_URL =
   /^(?<scheme>[\w+]+):\/\/(?:(?<user>[^:/]*)(?::(?<password>[^@]*))?@)?(?:\[(?<ipv6>[^/?]+)\]|(?<host>[^/:?]*))?(?::(?<port>[^/?]*))?(?:\/(?<database>[^?]*))?(?:\?(?<query>.*))?$/s;
 
-/** The MySQL drivers oslo.db deployments name (`mysql+pymysql` is the usual one). */
-const MYSQL_SCHEMES = /^(mysql|mariadb)(\+(pymysql|mysqldb|mysqlconnector|mariadbconnector|asyncmy|aiomysql))?$/;
-const POSTGRES_SCHEMES = /^postgres(ql)?(\+(psycopg2|psycopg|pg8000|asyncpg))?$/;
-const SQLITE_SCHEMES = /^sqlite(\+pysqlite)?$/;
+/** A database server's URL forms: one entry each, a table rather than branches (test/unit/dialect-traits.test.ts). */
+interface ServerUrlForm {
+  /** The SQLAlchemy dialects and drivers oslo.db deployments name for it. */
+  schemes: RegExp;
+  /** The scheme of the URL Tariff opens. */
+  scheme: string;
+  displayName: string;
+  /** Query options that only tune the Python driver: dropped. */
+  dropped: readonly string[];
+  /** A query option Tariff keeps, as its driver reads it; undefined when it is not one. */
+  keep: (key: string, value: string) => string | undefined;
+  /** Why an option is refused, beyond "not supported". */
+  advice: (key: string) => string;
+}
 
-/** Query options that only tune the Python driver: dropped. */
-const DROPPED_OPTIONS: Readonly<Record<'mysql' | 'postgres', readonly string[]>> = {
-  mysql: ['charset', 'use_unicode', 'binary_prefix', 'autocommit', 'plugin'],
-  postgres: ['client_encoding', 'use_native_unicode', 'plugin'],
-};
 /** libpq options node-postgres reads from the URL as psycopg2 passes them to libpq: kept. */
 const POSTGRES_KEPT = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'application_name', 'host', 'port', 'options'];
+
+const SERVER_URL_FORMS: readonly ServerUrlForm[] = [
+  {
+    schemes: /^(mysql|mariadb)(\+(pymysql|mysqldb|mysqlconnector|mariadbconnector|asyncmy|aiomysql))?$/,
+    scheme: 'mysql',
+    displayName: 'MySQL',
+    dropped: ['charset', 'use_unicode', 'binary_prefix', 'autocommit', 'plugin'],
+    keep: (key, value) => (key === 'unix_socket' ? `socketPath=${encodeURIComponent(value)}` : undefined),
+    advice: (key) => (/^ssl/.test(key) ? ': TLS to MySQL is not configurable from cloudkitty.conf yet' : ''),
+  },
+  {
+    schemes: /^postgres(ql)?(\+(psycopg2|psycopg|pg8000|asyncpg))?$/,
+    scheme: 'postgresql',
+    displayName: 'PostgreSQL',
+    dropped: ['client_encoding', 'use_native_unicode', 'plugin'],
+    keep: (key, value) => (POSTGRES_KEPT.includes(key) ? `${encodeURIComponent(key)}=${encodeURIComponent(value)}` : undefined),
+    advice: () => '',
+  },
+];
+const SQLITE_SCHEMES = /^sqlite(\+pysqlite)?$/;
 
 /** Python's `urllib.parse.unquote`: each run of `%XX` escapes decoded as UTF-8, invalid bytes as U+FFFD; other text as written. */
 function unquote(text: string): string {
@@ -82,8 +107,8 @@ export function convertSqlAlchemyUrl(text: string): ConvertedDatabaseUrl {
     if (host || user !== undefined) throw new UnusableDatabaseUrlError('an SQLite URL has no host: write sqlite:////absolute/path or sqlite:///relative/path');
     return { url: database === '' || database === ':memory:' ? 'sqlite::memory:' : `sqlite:${database}`, dropped: [] };
   }
-  const kind = MYSQL_SCHEMES.test(dialect) ? 'mysql' : POSTGRES_SCHEMES.test(dialect) ? 'postgres' : undefined;
-  if (kind === undefined) {
+  const form = SERVER_URL_FORMS.find((candidate) => candidate.schemes.test(dialect));
+  if (form === undefined) {
     throw new UnusableDatabaseUrlError(
       `Tariff serves SQLite, PostgreSQL and MySQL/MariaDB, not '${scheme}' (mysql+pymysql://, postgresql+psycopg2://, sqlite:///)`,
     );
@@ -91,19 +116,16 @@ export function convertSqlAlchemyUrl(text: string): ConvertedDatabaseUrl {
   const dropped: string[] = [];
   const kept: string[] = [];
   for (const [key, value] of options) {
-    if (DROPPED_OPTIONS[kind].includes(key)) dropped.push(`${key}=${value}`);
-    else if (kind === 'mysql' && key === 'unix_socket') kept.push(`socketPath=${encodeURIComponent(value)}`);
-    else if (kind === 'postgres' && POSTGRES_KEPT.includes(key)) kept.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
-    else {
-      const advice = kind === 'mysql' && /^ssl/.test(key) ? ': TLS to MySQL is not configurable from cloudkitty.conf yet' : '';
-      throw new UnusableDatabaseUrlError(`the ${kind === 'mysql' ? 'MySQL' : 'PostgreSQL'} option '${key}' is not supported by Tariff${advice}`);
-    }
+    const keptOption = form.keep(key, value);
+    if (form.dropped.includes(key)) dropped.push(`${key}=${value}`);
+    else if (keptOption !== undefined) kept.push(keptOption);
+    else throw new UnusableDatabaseUrlError(`the ${form.displayName} option '${key}' is not supported by Tariff${form.advice(key)}`);
   }
   if (port && !/^\d{1,5}$/.test(port)) throw new UnusableDatabaseUrlError(`the port must be a number, got '${port}'`);
   const hostPart = ipv6 !== undefined ? `[${ipv6}]` : host || 'localhost';
   const portPart = port ? `:${port}` : '';
   // SQLAlchemy hands the database name to the driver as written (not unquoted).
   const path = database === '' ? '' : `/${encodeURIComponent(database)}`;
-  const base = `${kind === 'mysql' ? 'mysql' : 'postgresql'}://${credentials(user, password)}${hostPart}${portPart}${path}`;
+  const base = `${form.scheme}://${credentials(user, password)}${hostPart}${portPart}${path}`;
   return { url: kept.length > 0 ? `${base}?${kept.join('&')}` : base, dropped };
 }
