@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { passwordLogin } from '../keystone/keystone.js';
 
 const run = promisify(execFile);
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -113,25 +114,11 @@ export interface CatalogEndpoint {
  * with it, flattened. Throws when Keystone refuses.
  */
 export async function adminLogin(cloud: Cloud): Promise<{ token: string; catalog: CatalogEndpoint[] }> {
-  const env = cloud.env;
-  const response = await fetch(`${env.KEYSTONE_URL}/auth/tokens`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      auth: {
-        identity: {
-          methods: ['password'],
-          password: { user: { name: env.KEYSTONE_ADMIN_USER, password: env.KEYSTONE_ADMIN_PASSWORD, domain: { id: 'default' } } },
-        },
-        scope: { project: { name: env.KEYSTONE_ADMIN_PROJECT, domain: { id: 'default' } } },
-      },
-    }),
-    signal: AbortSignal.timeout(60_000),
-  });
-  if (response.status !== 201) throw new Error(`admin login failed: ${response.status} ${await response.text()}`);
-  const body = (await response.json()) as { token: { catalog: { type: string; endpoints: { interface: string; region_id: string; url: string }[] }[] } };
-  const catalog = body.token.catalog.flatMap((service) =>
+  const { token, body } = await passwordLogin(cloud.env, 'ADMIN', { catalog: true, timeoutMs: 60_000 });
+  const catalog = (
+    body as { token: { catalog: { type: string; endpoints: { interface: string; region_id: string; url: string }[] }[] } }
+  ).token.catalog.flatMap((service) =>
     service.endpoints.map((endpoint) => ({ type: service.type, interface: endpoint.interface, region: endpoint.region_id, url: endpoint.url })),
   );
-  return { token: response.headers.get('x-subject-token')!, catalog };
+  return { token, catalog };
 }

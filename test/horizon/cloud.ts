@@ -3,6 +3,7 @@
  * both in Keystone mode, the catalog's `rating` endpoint in two regions), and what the walk needs
  * on top: which endpoint a side is, and the admin's API calls to check what Horizon did.
  */
+import { passwordLogin } from '../keystone/keystone.js';
 import { startCloud as startDropInCloud, cloudUnavailable, type Cloud as DropInCloud } from '../cloud/cloud.js';
 
 /** Which server a region's `rating` endpoint is. */
@@ -28,21 +29,7 @@ export interface Cloud {
 
 /** A project-scoped token of the admin (project admin). */
 async function adminToken(env: Record<string, string>): Promise<string> {
-  const response = await fetch(`${env.KEYSTONE_URL}/auth/tokens?nocatalog`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      auth: {
-        identity: {
-          methods: ['password'],
-          password: { user: { name: env.KEYSTONE_ADMIN_USER, password: env.KEYSTONE_ADMIN_PASSWORD, domain: { id: 'default' } } },
-        },
-        scope: { project: { name: env.KEYSTONE_ADMIN_PROJECT, domain: { id: 'default' } } },
-      },
-    }),
-  });
-  if (response.status !== 201) throw new Error(`admin login failed: ${response.status} ${await response.text()}`);
-  return response.headers.get('x-subject-token')!;
+  return (await passwordLogin(env, 'ADMIN')).token;
 }
 
 /** Starts test/cloud/ in `directory` (Tariff logging at debug). */

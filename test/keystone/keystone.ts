@@ -16,6 +16,42 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** The users setup.sh creates. */
 export type KeystoneUser = 'ADMIN' | 'TARIFF' | 'MEMBER' | 'READER';
 
+/** What {@link passwordLogin} may change. */
+export interface LoginOptions {
+  /** Keystone's `scope` (default: the user's project: admin's, service's, or demo). */
+  scope?: Record<string, unknown>;
+  /** Keep the catalog in the answer (default: `?nocatalog`). */
+  catalog?: boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * A password login of one of env.sh's users at the test Keystone (`POST /v3/auth/tokens`, domain
+ * Default): the token and the answer's body (`token`, with `catalog` when asked).
+ *
+ * @throws Error naming the user, Keystone's status and answer, when it refuses.
+ */
+export async function passwordLogin(env: Record<string, string>, user: KeystoneUser, options: LoginOptions = {}): Promise<{ token: string; body: any }> {
+  const project = user === 'ADMIN' ? env.KEYSTONE_ADMIN_PROJECT : user === 'TARIFF' ? env.KEYSTONE_SERVICE_PROJECT : env.KEYSTONE_DEMO_PROJECT;
+  const response = await fetch(`${env.KEYSTONE_URL}/auth/tokens${options.catalog ? '' : '?nocatalog'}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      auth: {
+        identity: {
+          methods: ['password'],
+          password: { user: { name: env[`KEYSTONE_${user}_USER`], password: env[`KEYSTONE_${user}_PASSWORD`], domain: { id: 'default' } } },
+        },
+        scope: options.scope ?? { project: { name: project, domain: { id: 'default' } } },
+      },
+    }),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+  });
+  if (response.status !== 201)
+    throw new Error(`login of ${user} (${JSON.stringify(options.scope ?? project)}) failed: ${response.status} ${await response.text()}`);
+  return { token: response.headers.get('x-subject-token')!, body: await response.json() };
+}
+
 /** A running Keystone and its env.sh values (`KEYSTONE_URL`, `KEYSTONE_ADMIN_USER_ID`, ...). */
 export interface Keystone {
   env: Record<string, string>;
@@ -61,22 +97,7 @@ export async function startKeystone(options: { tokenExpiration: number; ratingEn
   const keystone: Keystone = {
     env,
     async token(user) {
-      const project = user === 'ADMIN' ? env.KEYSTONE_ADMIN_PROJECT : user === 'TARIFF' ? env.KEYSTONE_SERVICE_PROJECT : env.KEYSTONE_DEMO_PROJECT;
-      const response = await fetch(`${env.KEYSTONE_URL}/auth/tokens?nocatalog`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          auth: {
-            identity: {
-              methods: ['password'],
-              password: { user: { name: env[`KEYSTONE_${user}_USER`], password: env[`KEYSTONE_${user}_PASSWORD`], domain: { id: 'default' } } },
-            },
-            scope: { project: { name: project, domain: { id: 'default' } } },
-          },
-        }),
-      });
-      if (response.status !== 201) throw new Error(`login of ${user} failed: ${response.status} ${await response.text()}`);
-      return response.headers.get('x-subject-token')!;
+      return (await passwordLogin(env, user)).token;
     },
     async revoke(token) {
       const admin = await keystone.token('ADMIN');

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyRuleFor } from '../../src/auth/route-policy.js';
 import type { PolicyCredentials } from '../../src/auth/policy/enforcer.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, startKeystone, type Keystone } from '../keystone/keystone.js';
+import { keystoneModeEnvironment, passwordLogin, startKeystone, type Keystone } from '../keystone/keystone.js';
 import { EXPECTED_DECISIONS, type PolicySwitches } from './expected-decisions.js';
 
 /** The callers: who they are for Keystone, and what oslo.context gives the policy for them. */
@@ -50,22 +50,7 @@ const SETTINGS: { name: string; environment: Record<string, string>; switches: P
 
 /** A password login of the admin user with another scope than a project. */
 async function adminToken(keystone: Keystone, scope: Record<string, unknown>): Promise<string> {
-  const { env } = keystone;
-  const response = await fetch(`${env.KEYSTONE_URL}/auth/tokens?nocatalog`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      auth: {
-        identity: {
-          methods: ['password'],
-          password: { user: { name: env.KEYSTONE_ADMIN_USER, password: env.KEYSTONE_ADMIN_PASSWORD, domain: { id: 'default' } } },
-        },
-        scope,
-      },
-    }),
-  });
-  if (response.status !== 201) throw new Error(`admin login scoped ${JSON.stringify(scope)} failed: ${response.status} ${await response.text()}`);
-  return response.headers.get('x-subject-token')!;
+  return (await passwordLogin(keystone.env, 'ADMIN', { scope })).token;
 }
 
 /** Gives the admin user the admin role on the Default domain (bootstrap gives it on the system and projects only). */
