@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, startKeystone, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
+import { keystoneModeEnvironment, passwordClientArguments, startKeystone, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
 import { fakeInfluxDb, type FakeInfluxDb } from './upstreams.js';
 import { send } from './http.js';
 import { cloudKittyMissing, cloudkittyCli, startCloudKitty17, type CloudKitty17 } from './cloudkitty17.js';
@@ -72,29 +72,10 @@ describe.skipIf(missing !== undefined)('forwarding in Keystone mode, real Keysto
   it('lets the real client, logging in with a password and finding Tariff in the catalog, print what CloudKitty prints', async () => {
     const env = keystone.env;
     const client = (user: KeystoneUser, project: string, ...args: string[]) =>
-      promisify(execFile)(
-        'cloudkitty',
-        [
-          '--os-auth-type',
-          'password',
-          '--os-auth-url',
-          env.KEYSTONE_URL,
-          '--os-username',
-          env[`KEYSTONE_${user}_USER`],
-          '--os-password',
-          env[`KEYSTONE_${user}_PASSWORD`],
-          '--os-project-name',
-          project,
-          '--os-user-domain-name',
-          'Default',
-          '--os-project-domain-name',
-          'Default',
-          '--os-region-name',
-          env.KEYSTONE_REGION,
-          ...args,
-        ],
-        { timeout: 60_000, env: { PATH: '/usr/bin:/bin', HOME: directory, LANG: 'C.UTF-8' } },
-      );
+      promisify(execFile)('cloudkitty', [...passwordClientArguments(env, user, project), ...args], {
+        timeout: 60_000,
+        env: { PATH: '/usr/bin:/bin', HOME: directory, LANG: 'C.UTF-8' },
+      });
     for (const command of [
       ['info', 'config', 'get', '-f', 'json'],
       ['summary', 'get', '-f', 'json'],

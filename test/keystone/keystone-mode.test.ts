@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callServer, freePort, startServerProcess, type Answer, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, startKeystone, type Keystone, type KeystoneUser } from './keystone.js';
+import { keystoneModeEnvironment, passwordClientArguments, startKeystone, type Keystone, type KeystoneUser } from './keystone.js';
 
 const H = '/v1/rating/module_config/hashmap';
 const P = '/v1/rating/module_config/pyscripts';
@@ -185,29 +185,7 @@ describe('Keystone mode against a real Keystone', () => {
   it('lets the real client work end to end with password authentication', async () => {
     const env = keystone.env;
     const client = (user: KeystoneUser, project: string, ...args: string[]) =>
-      promisify(execFile)(
-        'cloudkitty',
-        [
-          '--os-auth-type',
-          'password',
-          '--os-auth-url',
-          env.KEYSTONE_URL,
-          '--os-username',
-          env[`KEYSTONE_${user}_USER`],
-          '--os-password',
-          env[`KEYSTONE_${user}_PASSWORD`],
-          '--os-project-name',
-          project,
-          '--os-user-domain-name',
-          'Default',
-          '--os-project-domain-name',
-          'Default',
-          '--os-region-name',
-          env.KEYSTONE_REGION,
-          ...args,
-        ],
-        { timeout: 60_000 },
-      );
+      promisify(execFile)('cloudkitty', [...passwordClientArguments(env, user, project), ...args], { timeout: 60_000 });
     const created = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'create', 'volume', '-f', 'json')).stdout);
     expect(created).toEqual([expect.objectContaining({ Name: 'volume' })]);
     const listed = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'list', '-f', 'json')).stdout);

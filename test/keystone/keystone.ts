@@ -16,6 +16,28 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** The users setup.sh creates. */
 export type KeystoneUser = 'ADMIN' | 'TARIFF' | 'MEMBER' | 'READER';
 
+/** The `cloudkitty` CLI's options for a password login of `user` on `project` through the catalog of `env`'s region, as an operator types them. */
+export function passwordClientArguments(env: Record<string, string>, user: KeystoneUser, project: string): string[] {
+  return [
+    '--os-auth-type',
+    'password',
+    '--os-auth-url',
+    env.KEYSTONE_URL,
+    '--os-username',
+    env[`KEYSTONE_${user}_USER`],
+    '--os-password',
+    env[`KEYSTONE_${user}_PASSWORD`],
+    '--os-project-name',
+    project,
+    '--os-user-domain-name',
+    'Default',
+    '--os-project-domain-name',
+    'Default',
+    '--os-region-name',
+    env.KEYSTONE_REGION,
+  ];
+}
+
 /** What {@link passwordLogin} may change. */
 export interface LoginOptions {
   /** Keystone's `scope` (default: the user's project: admin's, service's, or demo). */
