@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { fakeInfluxDb, type FakeInfluxDb } from './upstreams.js';
 import { send, seriesValue, type RawAnswer } from './http.js';
-import { cloudKittyMissing, cloudkittyCli, startCloudKitty17, type CloudKitty17 } from './cloudkitty17.js';
+import { CLOUDKITTY_CLI, cloudKittyMissing, cloudkittyCli, startCloudKitty17, type CloudKitty17 } from './cloudkitty17.js';
 
 const missing = cloudKittyMissing();
 if (missing) console.warn(`test/forward/cloudkitty.test.ts skipped: ${missing}`);
@@ -185,7 +185,8 @@ describe.skipIf(missing !== undefined)('Tariff in front of the real CloudKitty 1
         const direct = await cloudkittyCli(cloudKitty.url, home, ...command);
         const forwarded = await cloudkittyCli(tariff.url, home, ...command);
         const shown = `cloudkitty ${command.join(' ')}\n${direct.stderr}\n${forwarded.stderr}`;
-        expect(direct.code, shown).toBe(code);
+        // Exit codes are Debian's client's; another client build is held to CloudKitty's own answer.
+        if (CLOUDKITTY_CLI === '/usr/bin/cloudkitty') expect(direct.code, shown).toBe(code);
         expect(forwarded.code, shown).toBe(direct.code);
         expect(forwarded.stdout, shown).toBe(direct.stdout);
         expect(forwarded.stderr, shown).toBe(direct.stderr);

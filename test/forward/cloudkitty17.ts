@@ -100,10 +100,16 @@ export async function startCloudKitty17(influxPort: number): Promise<CloudKitty1
   };
 }
 
-/** Runs `cloudkitty <args>` (python3-cloudkittyclient) in noauth mode against `endpoint`. */
+/**
+ * Another build of the `cloudkitty` client to compare with (an executable, e.g. a wrapper running
+ * upstream master's python-cloudkittyclient from a checkout outside the project); default Debian's.
+ */
+export const CLOUDKITTY_CLI = process.env.TARIFF_TEST_CLOUDKITTY_CLI || '/usr/bin/cloudkitty';
+
+/** Runs `cloudkitty <args>` ({@link CLOUDKITTY_CLI}) in noauth mode against `endpoint`. */
 export function cloudkittyCli(endpoint: string, home: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('/usr/bin/cloudkitty', ['--os-auth-type', 'cloudkitty-noauth', '--os-endpoint', endpoint, ...args], {
+    const child = spawn(CLOUDKITTY_CLI, ['--os-auth-type', 'cloudkitty-noauth', '--os-endpoint', endpoint, ...args], {
       env: { PATH: '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 60_000,
