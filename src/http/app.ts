@@ -100,6 +100,14 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   // CloudKitty compat: WSME reads a GET's JSON body for handler arguments (tempest sends
   // `GET H/fields/` with `{"service_id": …}`), so a GET's body is parsed like any other.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+  // Most v1 GETs carry `Content-Type: application/json` and no body (the client sends it on every
+  // request): without a body there is nothing to parse, so Fastify is not asked to read one (a
+  // parse per GET cost about a tenth of a cheap GET's CPU). Forwarded requests keep their headers.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const emptyGet = request.method === 'GET' && request.headers['transfer-encoding'] === undefined && !(Number(request.headers['content-length']) > 0);
+    if (emptyGet && (request.routeOptions.config as BodyArgumentsRouteConfig | undefined)?.argumentsInBody) delete request.headers['content-type'];
+    done();
+  });
   // noauth: every caller is CloudKitty's admin context, and may see the health check's details.
   let mayShowHealthDetails: HealthcheckOptions['mayShowDetails'] = () => true;
 

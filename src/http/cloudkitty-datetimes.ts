@@ -73,12 +73,17 @@ function naiveCopy(members: Members, zone: TimeZone): Members {
   return copy;
 }
 
-/** The answer with its datetimes converted: the object itself, and each object of its collections. */
+/**
+ * The answer with its datetimes converted: the object itself (a copy: a single object may also be
+ * the audit trail's), and each object of its collections in place (a list's objects are built for
+ * its request alone by the repositories; copying 10,000 of them cost a fifth of the list's CPU).
+ */
 function convertAnswer(payload: unknown, zone: TimeZone): unknown {
   if (!isMembers(payload)) return payload;
   const answer = naiveCopy(payload, zone);
-  for (const [name, value] of Object.entries(answer)) {
-    if (Array.isArray(value)) answer[name] = value.map((item: unknown) => (isMembers(item) ? naiveCopy(item, zone) : item));
+  const convert = (value: unknown) => naiveWallText(value, zone);
+  for (const value of Object.values(answer)) {
+    if (Array.isArray(value)) for (const item of value) if (isMembers(item)) convertMembers(item, DATETIME_ATTRIBUTES, convert);
   }
   return answer;
 }
