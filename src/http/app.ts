@@ -17,7 +17,6 @@ import { clientErrorHandler } from './client-errors.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { keepNumberTextInPlace, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
-import { mergeBodyArguments, type BodyArgumentsRouteConfig } from './request.js';
 import { installUpdateAnswers, takeFollowedUpdate } from './update-answers.js';
 import type { Database } from '../database/connection.js';
 import { databaseCheck, disableByFileCheck, type HealthCheck } from './healthcheck/checks.js';
@@ -100,14 +99,6 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   // CloudKitty compat: WSME reads a GET's JSON body for handler arguments (tempest sends
   // `GET H/fields/` with `{"service_id": …}`), so a GET's body is parsed like any other.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
-  // Most v1 GETs carry `Content-Type: application/json` and no body (the client sends it on every
-  // request): without a body there is nothing to parse, so Fastify is not asked to read one (a
-  // parse per GET cost about a tenth of a cheap GET's CPU). Forwarded requests keep their headers.
-  app.addHook('onRequest', (request, _reply, done) => {
-    const emptyGet = request.method === 'GET' && request.headers['transfer-encoding'] === undefined && !(Number(request.headers['content-length']) > 0);
-    if (emptyGet && (request.routeOptions.config as BodyArgumentsRouteConfig | undefined)?.argumentsInBody) delete request.headers['content-type'];
-    done();
-  });
   // noauth: every caller is CloudKitty's admin context, and may see the health check's details.
   let mayShowHealthDetails: HealthcheckOptions['mayShowDetails'] = () => true;
 
@@ -237,7 +228,6 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
       checkInputText(request.query, 'query', maxDepth);
       if (!(request.body !== null && typeof request.body === 'object' && checkedBodies.has(request.body))) checkInputText(request.body, 'body', maxDepth);
       takeFollowedUpdate(request);
-      if (request.method === 'GET' && (request.routeOptions.config as BodyArgumentsRouteConfig | undefined)?.argumentsInBody) mergeBodyArguments(request);
     } catch (error) {
       done(error as Error);
       return;

@@ -57,7 +57,7 @@ function withZoneOffset(value: unknown, zone: TimeZone, attribute: string): unkn
 
 /** UTC text with `+00:00` as `zone`'s naive wall text; anything else unchanged. */
 function naiveWallText(value: unknown, zone: TimeZone): unknown {
-  if (typeof value !== 'string' || !UTC_TEXT.test(value)) return value;
+  if (typeof value !== 'string' || value.length !== 25 || !value.endsWith('+00:00') || !UTC_TEXT.test(value)) return value;
   if (zone.isUtc) return value.slice(0, 19);
   return new Date(zone.wallClockAt(Date.parse(value))).toISOString().slice(0, 19);
 }
@@ -74,14 +74,16 @@ function naiveCopy(members: Members, zone: TimeZone): Members {
 }
 
 /**
- * The answer with its datetimes converted: the object itself (a copy: a single object may also be
- * the audit trail's), and each object of its collections in place (a list's objects are built for
- * its request alone by the repositories; copying 10,000 of them cost a fifth of the list's CPU).
+ * The answer with its datetimes converted: the object itself and each object of its collections.
+ * A read's objects are built for its request alone by the repositories: converted in place
+ * (copying 10,000 of a list cost a fifth of its CPU). A write's object may also be the audit
+ * trail's: copied.
  */
-function convertAnswer(payload: unknown, zone: TimeZone): unknown {
+function convertAnswer(payload: unknown, zone: TimeZone, inPlace: boolean): unknown {
   if (!isMembers(payload)) return payload;
-  const answer = naiveCopy(payload, zone);
   const convert = (value: unknown) => naiveWallText(value, zone);
+  const answer = inPlace ? payload : naiveCopy(payload, zone);
+  if (inPlace) convertMembers(answer, DATETIME_ATTRIBUTES, convert);
   for (const value of Object.values(answer)) {
     if (Array.isArray(value)) for (const item of value) if (isMembers(item)) convertMembers(item, DATETIME_ATTRIBUTES, convert);
   }
@@ -105,6 +107,6 @@ export function installCloudKittyDateTimes(app: FastifyInstance, zone: TimeZone)
     });
   }
   app.addHook('preSerialization', (request, _reply, payload, done) => {
-    done(null, wantsOffsets(request) ? payload : convertAnswer(payload, zone));
+    done(null, wantsOffsets(request) ? payload : convertAnswer(payload, zone, request.method === 'GET'));
   });
 }

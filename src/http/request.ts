@@ -38,11 +38,6 @@ export function optionalArgument(request: FastifyRequest, name: string): string 
   return value;
 }
 
-/** Route config key: the route reads handler arguments from a GET's JSON body too (WSME's rule). */
-export interface BodyArgumentsRouteConfig {
-  argumentsInBody?: boolean;
-}
-
 /** An argument's value from a JSON body as the query string would carry it. */
 function argumentText(name: string, value: unknown): string {
   if (typeof value === 'string') return value;
@@ -81,6 +76,34 @@ export function mergeBodyArguments(request: FastifyRequest): void {
     }
     if (fromPath === undefined) query[name] = text;
   }
+}
+
+/**
+ * Route hook (`onRequest`) of the rating API's routes: a GET without a body (no `Content-Length`
+ * above 0, no `Transfer-Encoding`) has its `Content-Type` dropped, so Fastify is not asked to
+ * parse nothing (the client sends `Content-Type: application/json` on every GET; parsing an empty
+ * body cost about a tenth of a cheap GET's CPU). Added to the routes when they are registered, so
+ * no request looks up its route's options.
+ */
+export function dropEmptyGetContentType(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  if (request.method === 'GET' && request.headers['transfer-encoding'] === undefined && !(Number(request.headers['content-length']) > 0)) {
+    delete request.headers['content-type'];
+  }
+  done();
+}
+
+/**
+ * Route hook (`preValidation`, after the app's input checks) of CloudKitty's v1 routes: a GET's
+ * body arguments merged into its query ({@link mergeBodyArguments}).
+ */
+export function mergeGetBodyArguments(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  if (request.method !== 'GET') return done();
+  try {
+    mergeBodyArguments(request);
+  } catch (error) {
+    return done(error as Error);
+  }
+  done();
 }
 
 /**

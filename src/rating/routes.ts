@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Database } from '../database/connection.js';
 import { faultResponses } from '../http/fault-schema.js';
 import { installCloudKittyDateTimes } from '../http/cloudkitty-datetimes.js';
+import { dropEmptyGetContentType, mergeGetBodyArguments } from '../http/request.js';
 import { ConflictError } from '../kernel/errors.js';
 import type { ModuleSet } from './contract/module-set.js';
 import { ModuleStateRepository } from './module-states/repository.js';
@@ -51,6 +52,11 @@ async function notConfigurable(): Promise<never> {
   throw new ConflictError('Module is not configurable');
 }
 
+/** A route option's hooks as a list (Fastify takes one hook or several). */
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /** `/v1/rating` (and its alias): module states, quote, `module_config/<module>/...`. */
 const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   app,
@@ -59,7 +65,8 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   // CloudKitty compat: v1 is WSME's API, whose GETs take arguments from a JSON body too, and
   // whose datetimes are naive wall time in CloudKitty's zone.
   app.addHook('onRoute', (route) => {
-    route.config = { ...route.config, argumentsInBody: true } as typeof route.config;
+    route.onRequest = [...hooksOf(route.onRequest), dropEmptyGetContentType];
+    route.preValidation = [...hooksOf(route.preValidation), mergeGetBodyArguments];
   });
   installCloudKittyDateTimes(app, database.storedDateTimes.zone);
   const states = new ModuleStateRepository(database, modules);
@@ -83,6 +90,8 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
 /** `/v2/rating`: module states, quote, price list and the audit trail of configuration changes. */
 const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, options) => {
   const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, changesMaxLimit, hidden, metrics } = options;
+  // v2 GETs take no body arguments, but the client sends them a Content-Type too: nothing to parse.
+  app.addHook('onRequest', dropEmptyGetContentType);
   await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
   await app.register(quoteRoutesV2, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics });
   await app.register(priceListRoutes, {
