@@ -27,6 +27,9 @@ export interface ConsoleUnderTest {
   close(): Promise<void>;
 }
 
+/** What the console's own calls ask for besides JSON (console/src/api.ts): instants with offsets, updated objects with 200. */
+export const CONSOLE_API_HEADERS: Readonly<Record<string, string>> = { 'x-tariff-datetimes': 'offset', prefer: 'return=representation' };
+
 /**
  * Starts Tariff on a new SQLite file (with `environment` added), applies `priceList` through
  * `POST /v2/rating/price_list` when given, and opens chromium.
@@ -39,7 +42,7 @@ export async function startConsole(options: { priceList?: unknown; environment?:
   const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${server.url}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: body === undefined ? CONSOLE_API_HEADERS : { ...CONSOLE_API_HEADERS, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

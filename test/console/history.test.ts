@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CHROMIUM_AVAILABLE } from './browser.js';
-import { accessibilityViolations, saveScreenshot, startConsole, type ConsoleUnderTest } from './harness.js';
+import { CONSOLE_API_HEADERS, accessibilityViolations, saveScreenshot, startConsole, type ConsoleUnderTest } from './harness.js';
 
 const H = '/v1/rating/module_config/hashmap';
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -30,7 +30,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console history page in chromium', () 
   const as = async <T>(user: string, method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${tariff.server.url}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', 'x-user-id': user },
+      headers: { ...CONSOLE_API_HEADERS, 'content-type': 'application/json', 'x-user-id': user },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
