@@ -19,6 +19,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError } from '../kernel/errors.js';
+import { appendRouteHook } from './route-hooks.js';
 
 /** Route config key: how the route's successful update answers on the wire. */
 export interface UpdateAnswerRouteConfig {
@@ -73,31 +74,34 @@ function prefersRepresentation(request: FastifyRequest): boolean {
 }
 
 /**
- * Installs the answers: a remembered follow-up PUT is answered 302 without `Location` after
+ * Installs the answers, as route hooks of the routes with `config.updateAnswer` when they register
+ * (no other request runs them): a remembered follow-up PUT is answered 302 without `Location` after
  * authentication, policy and validation, before its handler (nothing written); a successful PUT
- * on a route with `config.updateAnswer` leaves with CloudKitty's code (`redirect`: 302, the
- * follow-up `Location`, no body; `created`: 201, its body and `Location`), unless it asked for the
- * representation (200 with the object, as the handler answered).
+ * leaves with CloudKitty's code (`redirect`: 302, the follow-up `Location`, no body; `created`:
+ * 201, its body and `Location`), unless it asked for the representation (200 with the object, as
+ * the handler answered).
  */
 export function installUpdateAnswers(app: FastifyInstance): void {
-  app.addHook('preHandler', (request, reply, done) => {
-    if (followUps.has(request)) {
-      reply.code(302).send();
-      return;
-    }
-    done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const answer = request.method === 'PUT' && reply.statusCode === 200 && !prefersRepresentation(request) ? updateAnswerOf(request) : undefined;
-    if (answer === 'created') reply.code(201);
-    if (answer === 'redirect') {
-      const location = followUpLocation(request, reply);
-      if (location !== undefined) {
-        reply.code(302).header('location', location).removeHeader('content-type');
-        done(null, '');
+  app.addHook('onRoute', (route) => {
+    const answer = (route.config as UpdateAnswerRouteConfig | undefined)?.updateAnswer;
+    if (answer === undefined) return;
+    appendRouteHook(route, 'preHandler', (request, reply, done) => {
+      if (followUps.has(request)) {
+        reply.code(302).send();
         return;
       }
-    }
-    done(null, payload);
+      done();
+    });
+    appendRouteHook(route, 'onSend', (request, reply, payload, done) => {
+      if (request.method !== 'PUT' || reply.statusCode !== 200 || prefersRepresentation(request)) return done(null, payload);
+      if (answer === 'created') {
+        reply.code(201);
+        return done(null, payload);
+      }
+      const location = followUpLocation(request, reply);
+      if (location === undefined) return done(null, payload);
+      reply.code(302).header('location', location).removeHeader('content-type');
+      done(null, '');
+    });
   });
 }

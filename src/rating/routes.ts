@@ -8,6 +8,7 @@ import type { Database } from '../database/connection.js';
 import { faultResponses } from '../http/fault-schema.js';
 import { installCloudKittyDateTimes } from '../http/cloudkitty-datetimes.js';
 import { dropEmptyGetContentType, mergeGetBodyArguments } from '../http/request.js';
+import { appendRouteHook } from '../http/route-hooks.js';
 import { ConflictError } from '../kernel/errors.js';
 import type { ModuleSet } from './contract/module-set.js';
 import { ModuleStateRepository } from './module-states/repository.js';
@@ -52,11 +53,6 @@ async function notConfigurable(): Promise<never> {
   throw new ConflictError('Module is not configurable');
 }
 
-/** A route option's hooks as a list (Fastify takes one hook or several). */
-function hooksOf<T>(hooks: T | T[] | undefined): T[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
-}
-
 /** `/v1/rating` (and its alias): module states, quote, `module_config/<module>/...`. */
 const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   app,
@@ -65,8 +61,8 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   // CloudKitty compat: v1 is WSME's API, whose GETs take arguments from a JSON body too, and
   // whose datetimes are naive wall time in CloudKitty's zone.
   app.addHook('onRoute', (route) => {
-    route.onRequest = [...hooksOf(route.onRequest), dropEmptyGetContentType];
-    route.preValidation = [...hooksOf(route.preValidation), mergeGetBodyArguments];
+    appendRouteHook(route, 'onRequest', dropEmptyGetContentType);
+    appendRouteHook(route, 'preValidation', mergeGetBodyArguments);
   });
   installCloudKittyDateTimes(app, database.storedDateTimes.zone);
   const states = new ModuleStateRepository(database, modules);
