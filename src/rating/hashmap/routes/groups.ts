@@ -4,6 +4,7 @@ import { NoContent, faultResponses } from '../../../http/fault-schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actingUser, requestTime, requiredArgument, resourceId, setLocation } from '../../../http/request.js';
 import { changeJournal } from '../../../http/change-journal.js';
+import { isUuid } from '../../../kernel/ids.js';
 import { BooleanText, QueryString, queryBoolean } from '../../common/schemas.js';
 import { noSuchGroup } from '../errors.js';
 import { Group, GroupCollection, GroupCreateBody, MappingCollection, ThresholdCollection } from '../schemas.js';
@@ -14,6 +15,15 @@ const IdQuery = (name: string) => QueryString({ [name]: Type.Optional(Type.Strin
 const NoQuery = QueryString({});
 
 /** Groups and the group sub-collections (mappings, thresholds). */
+/**
+ * The rules of the group named by `id`; none when `id` is not a UUID, which no group has
+ * (CloudKitty compat: an empty list, not a 404), without asking the database (a path may hold any
+ * text, NUL included, which PostgreSQL refuses in a parameter).
+ */
+async function ofGroup<Rule>(id: string, list: (groupId: string) => Promise<Rule[]>): Promise<Rule[]> {
+  return isUuid(id) ? list(id.toLowerCase()) : [];
+}
+
 export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async (app, { repositories, hidden }) => {
   const { groups, mappings, thresholds } = repositories;
   const tags = ['hashmap'];
@@ -114,7 +124,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
         },
       },
       async (request) => ({
-        mappings: await mappings.listOfGroup(requiredArgument(request, 'group_id').toLowerCase()),
+        mappings: await ofGroup(requiredArgument(request, 'group_id'), (id) => mappings.listOfGroup(id)),
       }),
     );
   }
@@ -134,7 +144,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<HashmapRouteOptions> = async
         },
       },
       async (request) => ({
-        thresholds: await thresholds.listOfGroup(requiredArgument(request, 'group_id').toLowerCase()),
+        thresholds: await ofGroup(requiredArgument(request, 'group_id'), (id) => thresholds.listOfGroup(id)),
       }),
     );
   }
