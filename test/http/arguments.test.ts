@@ -106,20 +106,18 @@ const requests = fc.integer({ min: 0, max: 1_000 }).chain((index) => {
     route: fc.constant(route),
     path: fc.tuple(...pathParameters.map((parameter) => valueFor(parameter.name).map((value) => [parameter.name, value] as const))),
     // A query argument named like a path parameter is its redundant copy (api.md §1): the same value.
-    arguments: fc
-      .subarray(queryParameters.filter((parameter) => !pathParameters.some((inPath) => inPath.name === parameter.name)))
-      .chain((chosen) =>
-        fc.tuple(
-          ...chosen.map((parameter) =>
-            fc.record({
-              name: fc.constant(parameter.name),
-              value: valueFor(parameter.name),
-              place: fc.constantFrom('query', 'body', 'both'),
-              asJson: fc.boolean(),
-            }),
-          ),
+    arguments: fc.subarray(queryParameters.filter((parameter) => !pathParameters.some((inPath) => inPath.name === parameter.name))).chain((chosen) =>
+      fc.tuple(
+        ...chosen.map((parameter) =>
+          fc.record({
+            name: fc.constant(parameter.name),
+            value: valueFor(parameter.name),
+            place: fc.constantFrom('query', 'body', 'both'),
+            asJson: fc.boolean(),
+          }),
         ),
       ),
+    ),
   });
 });
 
