@@ -141,37 +141,18 @@ describe('tariff status upgrade check, given only a configuration file', () => {
   });
 
   it('fails on a JSON policy file as cloudkitty-status does, and on rules that do not parse; a YAML file passes', async () => {
+    const checkWithPolicyFile = (file: string) =>
+      runTariffCommand(['status', 'upgrade', 'check', '--json', '--config-file', conf('policy.db', '[oslo_policy]', `policy_file = ${file}`)]);
     write('policy.json', '{"rating:module_config": "role:admin"}');
-    const json = await runTariffCommand([
-      'status',
-      'upgrade',
-      'check',
-      '--json',
-      '--config-file',
-      conf('policy.db', '[oslo_policy]', 'policy_file = policy.json'),
-    ]);
+    const json = await checkWithPolicyFile('policy.json');
     expect(json.code).toBe(2);
     expect(codes(json.stdout)).toMatchObject({ 'Policy File JSON to YAML Migration': 2, 'Policy rules': 0 });
     write('policy.yaml', '"rating:module_config": "role:admin or"\n');
-    const broken = await runTariffCommand([
-      'status',
-      'upgrade',
-      'check',
-      '--json',
-      '--config-file',
-      conf('policy.db', '[oslo_policy]', 'policy_file = policy.yaml'),
-    ]);
+    const broken = await checkWithPolicyFile('policy.yaml');
     expect(broken.code).toBe(2);
     expect(codes(broken.stdout)).toMatchObject({ 'Policy File JSON to YAML Migration': 0, 'Policy rules': 2 });
     write('policy.yaml', '"rating:module_config": "role:admin or role:rating"\n');
-    const yaml = await runTariffCommand([
-      'status',
-      'upgrade',
-      'check',
-      '--json',
-      '--config-file',
-      conf('policy.db', '[oslo_policy]', 'policy_file = policy.yaml'),
-    ]);
+    const yaml = await checkWithPolicyFile('policy.yaml');
     expect(codes(yaml.stdout)).toMatchObject({ 'Policy File JSON to YAML Migration': 0, 'Policy rules': 0 });
     expect(yaml.code).toBe(0);
   });
