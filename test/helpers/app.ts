@@ -3,6 +3,7 @@
  * or MariaDB scratch databases when TARIFF_TEST_DATABASES names them), driven through inject().
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TariffApp } from '../../src/http/app.js';
@@ -128,4 +129,20 @@ async function update(send: Send, url: string, body: unknown, headers?: Record<s
   }
   const read = await send('GET', location.pathname, undefined, headers);
   return { ...read, headers: response.headers, wireStatus: 302 };
+}
+
+/**
+ * Within a `describe`: its tests run on an app started with `options` (e.g. another setting), put
+ * in place of the file's app through `use` before them, closed and the file's app put back after.
+ */
+export function withAppFor(options: Parameters<typeof startTestApp>[0], current: () => TestApp, use: (app: TestApp) => void): void {
+  let previous: TestApp;
+  beforeAll(async () => {
+    previous = current();
+    use(await startTestApp(options));
+  });
+  afterAll(async () => {
+    await current().close();
+    use(previous);
+  });
 }

@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { P, daysFromNow, startTestApp, type TestApp } from '../helpers/app.js';
+import { P, daysFromNow, startTestApp, withAppFor, type TestApp } from '../helpers/app.js';
 import { expectFault, expectNow, API_DATETIME } from '../helpers/fixtures.js';
 
 const SCRIPT_KEYS = ['checksum', 'created_at', 'created_by', 'data', 'deleted', 'deleted_by', 'description', 'end', 'name', 'script_id', 'start', 'updated_by'];
@@ -333,15 +333,11 @@ describe('PUT scripts/{id}: update', () => {
 });
 
 describe('PUT scripts/{id}: a running script with TARIFF_RUNNING_RULE_UPDATES=refuse (CloudKitty 23)', () => {
-  let defaultApp: TestApp;
-  beforeAll(async () => {
-    defaultApp = t;
-    t = await startTestApp({ config: { runningRuleUpdates: 'refuse' } });
-  });
-  afterAll(async () => {
-    await t.close();
-    t = defaultApp;
-  });
+  withAppFor(
+    { config: { runningRuleUpdates: 'refuse' } },
+    () => t,
+    (app) => (t = app),
+  );
 
   it('lets a running script change only its end, more than once', async () => {
     const created = await createScript({ name: uniqueName(), data: 'a = 1' });

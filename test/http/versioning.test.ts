@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { H, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { H, daysFromNow, startTestApp, withAppFor, type TestApp, type TestResponse } from '../helpers/app.js';
 import {
   expectFault,
   expectNow,
@@ -709,15 +709,11 @@ describe('update: where the id travels', () => {
 });
 
 describe('update: a running rule with TARIFF_RUNNING_RULE_UPDATES=refuse (CloudKitty 23)', () => {
-  let defaultApp: TestApp;
-  beforeAll(async () => {
-    defaultApp = t;
-    t = await startTestApp({ config: { runningRuleUpdates: 'refuse' } });
-  });
-  afterAll(async () => {
-    await t.close();
-    t = defaultApp;
-  });
+  withAppFor(
+    { config: { runningRuleUpdates: 'refuse' } },
+    () => t,
+    (app) => (t = app),
+  );
 
   it('refuses any attribute other than end with the exact message', async () => {
     const groupId = await createGroup();
