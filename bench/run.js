@@ -27,7 +27,7 @@ const USAGE = `usage: node bench/run.js [options]
                           max(60, --duration) for CloudKitty, whose 10,000-mapping list takes ~16 s)
   --warmup S              unmeasured warm-up per scenario, at its highest connection count (default 2; 0 = none)
   --only REGEX            run only the scenarios whose id matches (services_list, mappings_list_10000,
-                          mapping_get, mapping_create, scripts_list)
+                          mapping_get, mapping_create, scripts_list, quote_v1, quote_v2_100)
   --database-url URL      run Tariff on this database instead of a fresh SQLite file; an empty database
                           is seeded, one holding the bench data set is reused
   --port N                Tariff's port (default: a free one); Tariff always binds 127.0.0.1

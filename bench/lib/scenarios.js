@@ -1,5 +1,6 @@
 // The benchmark scenarios, CloudKitty 17's measured baseline and the issue's targets.
 import { H, P } from './client.js';
+import { QUOTE_FLAVORS } from './seed.js';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json' };
 
@@ -64,8 +65,40 @@ export function scenarios({ mappings }) {
       requests: () => [{ method: 'GET', path: `${P}/scripts`, headers: JSON_HEADERS }],
       check: (status, body) => status === 200 && Array.isArray(body?.scripts) && body.scripts.length >= 100,
     },
+    {
+      id: 'quote_v1',
+      title: 'v1 quote of one resource (hashmap)',
+      conns: [1, 8],
+      requests: () => [{ method: 'POST', path: '/v1/rating/quote', headers: JSON_HEADERS, body: JSON.stringify(QUOTE_V1) }],
+      preflightBody: () => QUOTE_V1,
+      check: (status, body) => status === 200 && typeof body === 'number' && body > 0,
+    },
+    {
+      id: 'quote_v2_100',
+      title: 'v2 quote of a 100-point dataframe (hashmap)',
+      conns: [1, 8],
+      requests: () => [{ method: 'POST', path: '/v2/rating/quote', headers: JSON_HEADERS, body: JSON.stringify(QUOTE_V2) }],
+      preflightBody: () => QUOTE_V2,
+      check: (status, body) => status === 200 && Number(body?.total) > 0 && body?.usage?.['bench-quote']?.length === 100,
+    },
   ];
 }
+
+const FLAVOR_NAMES = Object.keys(QUOTE_FLAVORS);
+
+/** A quote of two m1.large instances: one flavor mapping and the service's rate apply. */
+const QUOTE_V1 = { resources: [{ service: 'bench-quote', desc: { flavor: 'm1.large' }, volume: '2' }] };
+
+/** 100 points over the four flavors, as a collector's dataframe would hold them. */
+const QUOTE_V2 = {
+  usage: {
+    'bench-quote': Array.from({ length: 100 }, (_, index) => ({
+      vol: { unit: 'instance', qty: String(1 + (index % 4)) },
+      groupby: { flavor: FLAVOR_NAMES[index % FLAVOR_NAMES.length], project_id: `p${index % 7}` },
+      metadata: { memory: String(512 * (1 + (index % 8))) },
+    })),
+  },
+};
 
 /**
  * CloudKitty 17.0.0 (Debian, uWSGI 8 processes × 32 threads, noauth, loopback, 2 cores) as measured

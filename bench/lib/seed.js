@@ -6,6 +6,8 @@
 //                                   cost i/1000, type flat (tenants differ, so no conflict)
 //   bench-post / field flavor       empty field, target of the POST benchmark
 //   script-0000 ... script-0099     pyscripts, data "a = <i>\n"
+//   bench-quote / field flavor      4 flat flavor mappings and a 1.1 rate service mapping, priced
+//                                   by the quote scenarios (hashmap enabled; added when missing)
 import { H, P, pmap } from './client.js';
 
 const pad = (n, width) => String(n).padStart(width, '0');
@@ -50,6 +52,7 @@ export async function ensureDataSet(client, { services = 100, mappings = 10_000,
     if (!flavor) throw new Error('bench-post has no field flavor');
     const scriptList = (await client.get(`${P}/scripts?no_data=true`)).body.scripts;
     if (scriptList.length < scripts) throw new Error(`found ${scriptList.length} scripts, expected ${scripts}`);
+    await ensureQuoteRules(client);
     return {
       reused: true,
       seconds: (performance.now() - t0) / 1000,
@@ -80,6 +83,7 @@ export async function ensureDataSet(client, { services = 100, mappings = 10_000,
     (i) => client.post(`${P}/scripts`, { name: `script-${pad(i, 4)}`, data: `a = ${i}\n` }),
     progress('scripts'),
   );
+  await ensureQuoteRules(client);
   const seconds = (performance.now() - t0) / 1000;
   process.stderr.write(
     `[seed] done in ${seconds.toFixed(1)} s (${mappings} mappings in ${mappingSeconds.toFixed(1)} s = ` +
@@ -93,4 +97,31 @@ export async function ensureDataSet(client, { services = 100, mappings = 10_000,
     counts: { services: services + 2, mappings, scripts },
     ids: { bigServiceId, mappingId: mappingIds[0], postFieldId },
   };
+}
+
+/** The flavors the quote scenarios price, with their flat costs in bench-quote's field `flavor`. */
+export const QUOTE_FLAVORS = { 'm1.nano': '0.01', 'm1.tiny': '0.02', 'm1.small': '0.05', 'm1.large': '0.2' };
+
+/**
+ * Makes sure the quote scenarios have rules to price with: service `bench-quote` with a 1.1 rate
+ * service mapping and field `flavor` with one flat mapping per {@link QUOTE_FLAVORS}, and the
+ * hashmap module enabled (modules are disabled by default, as in CloudKitty). The module is
+ * enabled with `Prefer: return=representation` so Tariff answers 200 rather than CloudKitty's 302.
+ */
+async function ensureQuoteRules(client) {
+  const services = (await client.get(`${H}/services`)).body.services;
+  if (!services.some((service) => service.name === 'bench-quote')) {
+    const serviceId = (await client.post(`${H}/services`, { name: 'bench-quote' })).body.service_id;
+    await client.post(`${H}/mappings`, { service_id: serviceId, type: 'rate', cost: '1.1' });
+    const fieldId = (await client.post(`${H}/fields`, { service_id: serviceId, name: 'flavor' })).body.field_id;
+    for (const [value, flat] of Object.entries(QUOTE_FLAVORS)) await client.post(`${H}/mappings`, { field_id: fieldId, type: 'flat', cost: flat, value });
+  }
+  const response = await fetch(`${client.baseUrl}/v1/rating/modules/hashmap`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', Prefer: 'return=representation' },
+    body: JSON.stringify({ enabled: true }),
+    redirect: 'manual',
+  });
+  await response.arrayBuffer();
+  if (![200, 302].includes(response.status)) throw new Error(`enabling hashmap answered ${response.status}`);
 }
