@@ -95,6 +95,24 @@ export interface TariffConfig {
   lingerTimeoutMs: number;
   /** Largest accepted quote body in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`, default 32 MiB). */
   quoteBodyLimitBytes: number;
+  /**
+   * Quote bodies (their declared `Content-Length`) one process prices at once, in bytes; a quote
+   * past it is refused with 503 and `Retry-After`, unless nothing else is in flight
+   * (`TARIFF_QUOTE_BYTES_IN_FLIGHT_MB`, default 64 MiB). rating.md §3.
+   */
+  quoteBytesInFlight: number;
+  /**
+   * The same for one caller (Keystone project, else the client's address): 503 past it, unless the
+   * caller has nothing else in flight (`TARIFF_QUOTE_TENANT_BYTES_MB`, default 32 MiB).
+   */
+  quoteTenantBytes: number;
+  /**
+   * A quote's answer may be at most this many times its request body (never refused under 1 MiB);
+   * larger: 413 naming the setting, before anything is sent (`TARIFF_QUOTE_ANSWER_GROWTH`, default 20).
+   */
+  quoteAnswerGrowth: number;
+  /** Largest quote answer in bytes, whatever the request (`TARIFF_QUOTE_ANSWER_LIMIT_MB`, default 256 MiB); larger: 413. */
+  quoteAnswerLimitBytes: number;
   /** Deepest JSON nesting accepted in a body, the top level being 1 (`TARIFF_JSON_MAX_DEPTH`, default 32). */
   jsonMaxDepth: number;
   /** YAML aliases (`*name`) a price list may use (`TARIFF_PRICE_LIST_MAX_ALIASES`, default 100; 0 refuses any). */
@@ -206,7 +224,8 @@ export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
     'KEYSTONE_AUTH_URL KEYSTONE_PASSWORD KEYSTONE_PROJECT_DOMAIN_ID KEYSTONE_PROJECT_DOMAIN_NAME KEYSTONE_PROJECT_NAME KEYSTONE_TIMEOUT ' +
     'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_LEVEL METRICS ' +
     'METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS ' +
-    'QUOTE_BODY_LIMIT_MB RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
+    'QUOTE_ANSWER_GROWTH QUOTE_ANSWER_LIMIT_MB QUOTE_BODY_LIMIT_MB QUOTE_BYTES_IN_FLIGHT_MB QUOTE_TENANT_BYTES_MB ' +
+    'RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
     'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT TOKEN_CACHE_TIME'
   )
     .split(' ')
@@ -251,6 +270,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
     ...metricsSettings(environment, port),
     bodyLimitBytes,
     quoteBodyLimitBytes,
+    quoteBytesInFlight: megabytes(environment, 'TARIFF_QUOTE_BYTES_IN_FLIGHT_MB', 64),
+    quoteTenantBytes: megabytes(environment, 'TARIFF_QUOTE_TENANT_BYTES_MB', 32),
+    quoteAnswerGrowth: positiveNumber(environment, 'TARIFF_QUOTE_ANSWER_GROWTH', 20),
+    quoteAnswerLimitBytes: megabytes(environment, 'TARIFF_QUOTE_ANSWER_LIMIT_MB', 256),
     bodyDrainLimitBytes: Math.max(quoteBodyLimitBytes, bodyLimitBytes, cloudKitty.bodyLimitBytes, megabytes(environment, 'TARIFF_BODY_DRAIN_LIMIT_MB', 64)),
     headerLimitBytes: Math.round(positiveNumber(environment, 'TARIFF_HEADER_LIMIT_KB', 16) * 1024),
     lingerTimeoutMs: positiveNumber(environment, 'TARIFF_LINGER_TIMEOUT', 5) * 1000,
