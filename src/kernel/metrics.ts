@@ -26,6 +26,14 @@ export type ForwardErrorKind = 'unreachable' | 'timeout' | 'connection_lost' | '
 
 const FORWARD_ERROR_KINDS: readonly ForwardErrorKind[] = ['unreachable', 'timeout', 'connection_lost', 'answer_cut'];
 
+/**
+ * Why a quote was refused: `process` or `tenant` (503: its body would have passed the bytes in
+ * flight of the process or of its tenant), `answer_size` (413: its answer would have passed its bound).
+ */
+export type QuoteRefusalReason = 'process' | 'tenant' | 'answer_size';
+
+const QUOTE_REFUSAL_REASONS: readonly QuoteRefusalReason[] = ['process', 'tenant', 'answer_size'];
+
 /** The connections of the database pool at one moment (SQLite: its one connection). */
 export interface PoolStatistics {
   /** Connections lent to a query or a transaction. */
@@ -113,6 +121,12 @@ export class TariffMetrics {
     buckets: WORK_BUCKETS,
     registers: [this.registry],
   });
+  private readonly quoteRefusals = new Counter({
+    name: 'tariff_quote_refusals_total',
+    help: "Quotes refused before pricing or answering, by reason: process or tenant (503, the bytes-in-flight budget), answer_size (413, the answer's bound).",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   private readonly sandboxRunDurations = new Histogram({
     name: 'tariff_sandbox_run_duration_seconds',
     help: "Time a sandbox worker took for one script run (a quote's scripts together), in seconds, whatever its outcome.",
@@ -144,6 +158,7 @@ export class TariffMetrics {
       .labels(TARIFF_VERSION, process.version)
       .set(1);
     for (const kind of FORWARD_ERROR_KINDS) this.forwardErrors.labels(kind).inc(0);
+    for (const reason of QUOTE_REFUSAL_REASONS) this.quoteRefusals.labels(reason).inc(0);
     this.gauge('tariff_database_pool_connections_in_use', 'Database connections lent to a query or a transaction.', () => this.poolSource?.().inUse);
     this.gauge('tariff_database_pool_connections_idle', 'Database connections open and free.', () => this.poolSource?.().idle);
     this.gauge('tariff_database_pool_waiting', 'Queries and transactions waiting for a database connection.', () => this.poolSource?.().waiting);
@@ -199,6 +214,11 @@ export class TariffMetrics {
   quotePriced(points: number, seconds: number): void {
     this.quotePoints.inc(points);
     this.quoteDurations.observe(seconds);
+  }
+
+  /** Counts one quote refused, by {@link QuoteRefusalReason}. */
+  quoteRefused(reason: QuoteRefusalReason): void {
+    this.quoteRefusals.labels(reason).inc();
   }
 
   /** Records the duration of one sandbox script run, in seconds. */
