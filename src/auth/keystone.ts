@@ -6,6 +6,7 @@
  */
 import type { KeystoneSettings } from '../config.js';
 import { TariffError } from '../kernel/errors.js';
+import { maskUrlCredentials } from '../kernel/url-credentials.js';
 
 /** Who a valid token speaks for, and until when (epoch milliseconds). */
 export interface KeystoneIdentity {
@@ -269,6 +270,6 @@ export class KeystoneClient {
     if (error instanceof TariffError) return error;
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     const reason = timedOut ? `no answer within ${this.settings.timeoutMs} ms` : String((error as Error)?.cause ?? error);
-    return new IdentityUnavailableError(`${this.settings.authUrl}: ${reason}`);
+    return new IdentityUnavailableError(`${maskUrlCredentials(this.settings.authUrl)}: ${reason}`);
   }
 }

@@ -7,13 +7,14 @@ import type { Kysely } from 'kysely';
 import type { TariffTables } from './tables.js';
 import { ConfigurationError } from '../config.js';
 import { dialectNamed } from './dialects/dialect.js';
-import { redactUrl, type DatabaseOptions, type PoolSettings } from './dialects/opening.js';
+import { maskUrlCredentials } from '../kernel/url-credentials.js';
+import type { DatabaseOptions, PoolSettings } from './dialects/opening.js';
 import type { DialectName, DialectTraits } from './dialects/traits.js';
 import { StoredDateTimes } from './stored-datetimes.js';
 import { TimeZone, UnknownTimeZoneError } from '../kernel/time-zone.js';
 import type { TariffMetrics } from '../kernel/metrics.js';
 
-export { DatabaseOpenError, redactUrl, type DatabaseOptions, type OpenedDatabase, type PoolSettings } from './dialects/opening.js';
+export { DatabaseOpenError, type DatabaseOptions, type OpenedDatabase, type PoolSettings } from './dialects/opening.js';
 
 /**
  * An open database: the Kysely handle, its dialect's traits and a way to close it. Code that
@@ -72,7 +73,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   };
   const storedDateTimes = new StoredDateTimes(timeZoneNamed(options.cloudKittyTimeZone ?? 'UTC'));
   const scheme = URL_SCHEMES.find(({ pattern }) => pattern.test(url));
-  if (!scheme) throw new ConfigurationError(`TARIFF_DATABASE_URL must start with sqlite:, postgres:// or mysql://, got '${redactUrl(url)}'`);
+  if (!scheme) throw new ConfigurationError(`TARIFF_DATABASE_URL must start with sqlite:, postgres:// or mysql://, got '${maskUrlCredentials(url)}'`);
   const { traits, open } = dialectNamed(scheme.dialect);
   const { db, description, pool } = open(scheme.location(url), settings);
   metrics?.watchDatabasePool(pool);

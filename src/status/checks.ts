@@ -12,6 +12,7 @@ import { upgradeDatabase, type TariffMigration } from '../database/migrate.js';
 import { PolicyEnforcer } from '../auth/policy/enforcer.js';
 import { KeystoneClient } from '../auth/keystone.js';
 import { CheckCode, type CheckResult } from './report.js';
+import { maskUrlCredentials } from '../kernel/url-credentials.js';
 
 /** oslo.upgradecheck compat (`common_checks.check_policy_json`): the check's name and message, word for word. */
 const POLICY_JSON_CHECK = 'Policy File JSON to YAML Migration';
@@ -152,11 +153,11 @@ async function cloudKittyCheck(config: TariffConfig): Promise<CheckResult> {
   try {
     const response = await fetch(`${url}/`, { signal: AbortSignal.timeout(timeoutMs) });
     await response.arrayBuffer();
-    const answered = `${url}/ answered ${response.status} in ${Date.now() - started} ms`;
+    const answered = `${maskUrlCredentials(url)}/ answered ${response.status} in ${Date.now() - started} ms`;
     return response.status < 500 ? { name, code: CheckCode.Success, details: answered } : { name, code: CheckCode.Failure, details: answered };
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
-    return { name, code: CheckCode.Failure, details: `${url}/ did not answer: ${messageOf(cause ?? error)}` };
+    return { name, code: CheckCode.Failure, details: `${maskUrlCredentials(url)}/ did not answer: ${messageOf(cause ?? error)}` };
   }
 }
 
@@ -169,7 +170,7 @@ async function keystoneCheck(config: TariffConfig): Promise<CheckResult> {
   const settings = config.keystone;
   if (settings === undefined) return { name, code: CheckCode.Success, details: 'auth_strategy is noauth: no Keystone to check' };
   const client = new KeystoneClient(settings);
-  const who = `service user ${settings.username} (project ${settings.projectName}) at ${settings.authUrl}`;
+  const who = `service user ${settings.username} (project ${settings.projectName}) at ${maskUrlCredentials(settings.authUrl)}`;
   try {
     const issued = await client.issueToken({
       userName: settings.username,

@@ -5,7 +5,8 @@
  */
 import { Kysely, MysqlDialect } from 'kysely';
 import { createPool } from 'mysql2';
-import { redactUrl, type OpenedDatabase, type PoolSettings } from './opening.js';
+import { maskUrlCredentials } from '../../kernel/url-credentials.js';
+import type { OpenedDatabase, PoolSettings } from './opening.js';
 import type { TariffTables } from '../tables.js';
 import { countingConnections } from './connection-counts.js';
 
@@ -81,5 +82,5 @@ export function openMysql(url: string, settings: PoolSettings): OpenedDatabase {
   // mysql2's pool lets a query wait for a free connection without end: the wait is bounded here.
   const { dialect, counts } = countingConnections(new MysqlDialect({ pool }), { acquireTimeoutMs: settings.timeoutMs });
   const db = new Kysely<TariffTables>({ dialect });
-  return { db, description: redactUrl(url), pool: () => ({ inUse: counts.inUse, idle: freeConnections(pool), waiting: counts.waiting }) };
+  return { db, description: maskUrlCredentials(url), pool: () => ({ inUse: counts.inUse, idle: freeConnections(pool), waiting: counts.waiting }) };
 }

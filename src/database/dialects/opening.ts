@@ -35,8 +35,3 @@ export interface OpenedDatabase {
  * message names the database and the problem, for one line on stderr.
  */
 export class DatabaseOpenError extends Error {}
-
-/** The URL with its password masked, for logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-}

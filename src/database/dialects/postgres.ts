@@ -5,7 +5,8 @@
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { redactUrl, type OpenedDatabase, type PoolSettings } from './opening.js';
+import { maskUrlCredentials } from '../../kernel/url-credentials.js';
+import type { OpenedDatabase, PoolSettings } from './opening.js';
 import type { TariffTables } from '../tables.js';
 import { countingConnections } from './connection-counts.js';
 
@@ -90,5 +91,5 @@ export function openPostgres(url: string, settings: PoolSettings): OpenedDatabas
   });
   const { dialect, counts } = countingConnections(new PostgresDialect({ pool }));
   const db = new Kysely<TariffTables>({ dialect });
-  return { db, description: redactUrl(url), pool: () => ({ inUse: counts.inUse, idle: pool.idleCount, waiting: counts.waiting }) };
+  return { db, description: maskUrlCredentials(url), pool: () => ({ inUse: counts.inUse, idle: pool.idleCount, waiting: counts.waiting }) };
 }

@@ -22,6 +22,7 @@ import { CloudKittyUpstream } from './upstream.js';
 import { endToEndHeaders, upstreamRequestHeaders } from './headers.js';
 import { forwardFailure } from './failures.js';
 import { TariffError } from '../../kernel/errors.js';
+import { maskUrlCredentials } from '../../kernel/url-credentials.js';
 
 /** What {@link registerCloudKittyForward} needs. */
 export interface CloudKittyForwardOptions {
@@ -52,6 +53,8 @@ const forwardedRoutes: FastifyPluginAsync<CloudKittyForwardOptions> = async (app
   });
   const config: BodyLimitRouteConfig = { maxBodyBytes: settings.bodyLimitBytes };
   const routeOptions = { schema: { hide: true }, config };
+  // The upstream as logged: its credentials masked (issue 24, finding 8).
+  const shownUpstream = settings.url === undefined ? undefined : maskUrlCredentials(settings.url);
 
   if (settings.url === undefined) {
     for (const url of FORWARDED_ROUTE_PATTERNS) {
@@ -80,7 +83,7 @@ const forwardedRoutes: FastifyPluginAsync<CloudKittyForwardOptions> = async (app
     }
     const failure = forwardFailure(error, request.method, pathOf(request), settings);
     metrics?.forwardError(failure.kind);
-    request.log.warn({ kind: failure.kind, code: failure.code, upstream: settings.url }, 'forwarding to CloudKitty failed');
+    request.log.warn({ kind: failure.kind, code: failure.code, upstream: shownUpstream }, 'forwarding to CloudKitty failed');
     sendFault(reply, failure.status, failure.message);
   };
 
@@ -105,7 +108,7 @@ const forwardedRoutes: FastifyPluginAsync<CloudKittyForwardOptions> = async (app
             // Destroyed on Tariff's side (the caller went away): not CloudKitty's doing.
             if (error.code === 'UND_ERR_ABORTED') return;
             metrics?.forwardError('answer_cut');
-            request.log.warn({ err: error, upstream: settings.url }, "CloudKitty's answer broke off");
+            request.log.warn({ err: error, upstream: shownUpstream }, "CloudKitty's answer broke off");
           });
           answer.send(stream);
         },
