@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError } from '../kernel/errors.js';
 import { isUuid } from '../kernel/ids.js';
 import { wholeSeconds } from '../kernel/time.js';
+import { codePointLength, COLUMN_WIDTH } from '../rating/common/column-widths.js';
 
 type Bag = Record<string, unknown> | undefined;
 
@@ -118,7 +119,7 @@ export function requiredArgument(request: FastifyRequest, name: string): string 
 }
 
 /** CloudKitty compat: the width of the audit columns `created_by`, `updated_by`, `deleted_by`. */
-const USER_ID_WIDTH = 32;
+const USER_ID_WIDTH = COLUMN_WIDTH.audit;
 
 /**
  * The acting user recorded in `created_by` / `updated_by` / `deleted_by`: the validated token's
@@ -146,7 +147,7 @@ function readActingUser(request: FastifyRequest): string {
 
 /** @throws BadRequestError when `user` is longer than {@link USER_ID_WIDTH} characters (code points). */
 function withinAuditWidth(user: string): string {
-  const length = [...user].length;
+  const length = codePointLength(user);
   if (length > USER_ID_WIDTH) {
     throw new BadRequestError(
       `The acting user id is ${length} characters long; CloudKitty's audit columns (created_by, updated_by, deleted_by) hold ${USER_ID_WIDTH}.`,

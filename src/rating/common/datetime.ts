@@ -3,6 +3,7 @@
  * of CloudKitty's hosts) is the database's `storedDateTimes` (database/stored-datetimes.ts).
  */
 import { invalidInput } from '../../kernel/errors.js';
+import { STORED_YEARS } from '../../database/stored-datetimes.js';
 
 const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
@@ -42,9 +43,10 @@ export function parseDateTime(value: unknown, attribute: string, dateOnly: DateO
   const minutes = offsetMinutes(offset);
   if (minutes === null) throw invalidInput(attribute, value, 'Value has an invalid UTC offset: at most ±23:59.');
   const result = new Date(utc - minutes * 60_000);
-  // Stored as `YYYY-MM-DD HH:MM:SS`: a UTC year outside 1-9999 has no such text (Python's range too).
-  if (result.getUTCFullYear() < 1 || result.getUTCFullYear() > 9999) {
-    throw invalidInput(attribute, value, 'Value is out of range: the UTC year must be between 1 and 9999.');
+  // Answered as `YYYY-MM-DDTHH:MM:SS+00:00`: a UTC year outside 1-9999 has no such text (Python's
+  // range too). The stored wall time is checked where it is made (StoredDateTimes.toStorage).
+  if (result.getUTCFullYear() < STORED_YEARS.first || result.getUTCFullYear() > STORED_YEARS.last) {
+    throw invalidInput(attribute, value, `Value is out of range: the UTC year must be between ${STORED_YEARS.first} and ${STORED_YEARS.last}.`);
   }
   return result;
 }

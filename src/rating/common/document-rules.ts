@@ -20,11 +20,20 @@ export function readAttribute<T>(reader: DocumentReader, path: DocumentPath, rea
   }
 }
 
-/** The rule's `start` or `end` (absent or null: null), a bad date reported at its path. */
+/**
+ * The rule's `start` or `end` (absent or null: null), a bad date reported at its path: one the API
+ * refuses, or one whose wall time in CloudKitty's zone the database cannot store
+ * (StoredDateTimes.toStorage).
+ */
 export function readRuleDate(reader: DocumentReader, rule: Readonly<Record<string, unknown>>, path: DocumentPath, key: 'start' | 'end'): Date | null {
   const raw = rule[key];
   if (raw === undefined || raw === null) return null;
-  return readAttribute(reader, [...path, key], () => parseDateTime(raw, key, key)) ?? null;
+  const date = readAttribute(reader, [...path, key], () => {
+    const parsed = parseDateTime(raw, key, key);
+    reader.times.checkStorable(parsed, key);
+    return parsed;
+  });
+  return date ?? null;
 }
 
 /** The beginning of time for a document rule without `start` ("already in force"). */

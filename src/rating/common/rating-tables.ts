@@ -7,6 +7,7 @@
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import { columnTypes, type MigrationContext } from '../../database/migrations/context.js';
 import { ratingConstraints, type ConstraintSpec } from '../../database/cloudkitty-layout.js';
+import { COLUMN_WIDTH, varchar } from './column-widths.js';
 
 /** A table being created. */
 export type TableBuilder = CreateTableBuilder<string, string>;
@@ -52,7 +53,7 @@ export function withCloudKittyConstraints(table: TableBuilder, context: Migratio
 }
 
 /** CloudKitty compat: audit columns hold 32 characters (a Keystone user id); longer acting users are refused (http/request.ts). */
-export const AUDIT_COLUMN_WIDTH = 32;
+export const AUDIT_COLUMN_WIDTH = COLUMN_WIDTH.audit;
 
 /**
  * Adds the columns every versioned rule (mapping, script) has, in CloudKitty's order and types:
@@ -62,7 +63,7 @@ export const AUDIT_COLUMN_WIDTH = 32;
 export function withVersionedRuleColumns(table: TableBuilder, context: MigrationContext): TableBuilder {
   const types = columnTypes(context.traits);
   const now = sql.raw(context.traits.cloudKittyLayout.nowDefault);
-  const audit = `varchar(${AUDIT_COLUMN_WIDTH})` as const;
+  const audit = varchar(AUDIT_COLUMN_WIDTH);
   return table
     .addColumn('created_at', types.dateTime, (column) => column.notNull().defaultTo(now))
     .addColumn('start', types.dateTime, (column) => column.notNull().defaultTo(now))

@@ -94,6 +94,8 @@ function showsHistory(filters: RuleFilters): boolean {
  *
  * @param storedDateTimes - the database's: times are compared as the columns hold them (wall time
  *   in CloudKitty's zone).
+ * @throws BadRequestError (400) naming `start` or `end` when the filter's wall time is outside the
+ *   stored years (StoredDateTimes.toStorage; fix, issue 24: a 500 on PostgreSQL).
  */
 export function ruleFilterConditions(
   table: 'hashmap_mappings' | 'pyscripts_scripts',
@@ -110,8 +112,8 @@ export function ruleFilterConditions(
       where successor.name = ${column('name')} and successor.id <> ${column('id')} and successor.start = ${column('end')}))`);
   }
   if (!filters.includeDeleted) conditions.push(sql<boolean>`${column('deleted')} is null`);
-  if (filters.startFrom) conditions.push(sql<boolean>`${column('start')} >= ${storedDateTimes.toStorage(filters.startFrom)}`);
-  if (filters.endBefore) conditions.push(sql<boolean>`${column('end')} < ${storedDateTimes.toStorage(filters.endBefore)}`);
+  if (filters.startFrom) conditions.push(sql<boolean>`${column('start')} >= ${storedDateTimes.toStorage(filters.startFrom, 'start')}`);
+  if (filters.endBefore) conditions.push(sql<boolean>`${column('end')} < ${storedDateTimes.toStorage(filters.endBefore, 'end')}`);
   if (filters.createdBy !== undefined) conditions.push(sql<boolean>`${column('created_by')} = ${filters.createdBy}`);
   if (filters.updatedBy !== undefined) conditions.push(sql<boolean>`${column('updated_by')} = ${filters.updatedBy}`);
   if (filters.deletedBy !== undefined) conditions.push(sql<boolean>`${column('deleted_by')} = ${filters.deletedBy}`);

@@ -37,17 +37,33 @@ export interface RuleChanges {
 }
 
 /**
- * The column values for the changed `description`, `start` and `end`, plus `updated_by`.
+ * The column values for the changed `description`, `start` and `end`, plus `updated_by`. Make
+ * them before the update's other checks (conflicts), so that a datetime the database cannot
+ * store is the 400 whatever else is wrong.
  *
  * @param storedDateTimes - the database's: `start` and `end` are stored as wall time in CloudKitty's zone.
+ * @throws BadRequestError (400) naming `start` or `end` when its wall time is outside the stored
+ *   years (StoredDateTimes.toStorage).
  */
 export function ruleColumnChanges(changes: RuleChanges, audit: Audit, storedDateTimes: StoredDateTimes): Partial<VersionedRuleColumns> {
   return {
     ...('description' in changes ? { description: changes.description ?? null } : {}),
-    ...(changes.start ? { start: storedDateTimes.toStorage(new Date(changes.start)) } : {}),
-    ...('end' in changes ? { end: changes.end ? storedDateTimes.toStorage(new Date(changes.end)) : null } : {}),
+    ...(changes.start ? { start: storedDateTimes.toStorage(new Date(changes.start), 'start') } : {}),
+    ...('end' in changes ? { end: changes.end ? storedDateTimes.toStorage(new Date(changes.end), 'end') : null } : {}),
     updated_by: audit.actor,
   };
+}
+
+/**
+ * Checks that a new rule's `start` and `end` can be stored: in CloudKitty's time zone their year
+ * is within the stored years (StoredDateTimes.toStorage). Called before anything else of a create
+ * is looked up, as CloudKitty checks dates before parents.
+ *
+ * @throws BadRequestError (400) naming `start` or `end`.
+ */
+export function checkStorableValidity(validity: { start: Date; end: Date | null }, storedDateTimes: StoredDateTimes): void {
+  storedDateTimes.checkStorable(validity.start, 'start');
+  if (validity.end !== null) storedDateTimes.checkStorable(validity.end, 'end');
 }
 
 /**

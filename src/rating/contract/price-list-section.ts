@@ -21,6 +21,8 @@ export interface DocumentReader {
    * (costs, levels, mapping values); undefined when no number is there.
    */
   numberText: (path: DocumentPath) => string | undefined;
+  /** The database's stored-datetime conversion: a rule's dates must be storable (`readRuleDate`). */
+  times: StoredDateTimes;
 }
 
 /** What a change does, in the diff an apply answers (docs/price-list.md §2). */

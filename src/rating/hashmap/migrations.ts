@@ -7,6 +7,7 @@ import { columnTypes, type MigrationContext } from '../../database/migrations/co
 import type { TariffMigration } from '../../database/migrate.js';
 import { HASHMAP_CHAIN, ratingConstraints, stampChain } from '../../database/cloudkitty-layout.js';
 import { createRatingTable, tableExists, withCloudKittyConstraints, withVersionedRuleColumns, type TableBuilder } from '../common/rating-tables.js';
+import { COLUMN_WIDTH, varchar } from '../common/column-widths.js';
 
 /**
  * Creates the five hashmap tables as CloudKitty master's migrations leave them on the dialect
@@ -28,26 +29,30 @@ async function createHashmapTables(db: Kysely<unknown>, context: MigrationContex
   if (layout.createMapTypeEnum !== undefined) await sql.raw(layout.createMapTypeEnum).execute(db);
 
   await table('hashmap_services', (services) =>
-    services.addColumn('service_id', 'varchar(36)', (column) => column.notNull()).addColumn('name', 'varchar(255)', (column) => column.notNull()),
+    services
+      .addColumn('service_id', varchar(COLUMN_WIDTH.publicId), (column) => column.notNull())
+      .addColumn('name', varchar(COLUMN_WIDTH.name), (column) => column.notNull()),
   );
   await table('hashmap_fields', (fields) =>
     fields
-      .addColumn('field_id', 'varchar(36)', (column) => column.notNull())
-      .addColumn('name', 'varchar(255)', (column) => column.notNull())
+      .addColumn('field_id', varchar(COLUMN_WIDTH.publicId), (column) => column.notNull())
+      .addColumn('name', varchar(COLUMN_WIDTH.name), (column) => column.notNull())
       .addColumn('service_id', 'integer', (column) => column.notNull()),
   );
   await table('hashmap_groups', (groups) =>
-    groups.addColumn('group_id', 'varchar(36)', (column) => column.notNull()).addColumn('name', 'varchar(255)', (column) => column.notNull()),
+    groups
+      .addColumn('group_id', varchar(COLUMN_WIDTH.publicId), (column) => column.notNull())
+      .addColumn('name', varchar(COLUMN_WIDTH.name), (column) => column.notNull()),
   );
   await table('hashmap_mappings', (mappings) =>
     withVersionedRuleColumns(
       withRuleColumns(
-        mappings.addColumn('mapping_id', 'varchar(36)', (column) => column.notNull()).addColumn('value', 'varchar(255)'),
+        mappings.addColumn('mapping_id', varchar(COLUMN_WIDTH.publicId), (column) => column.notNull()).addColumn('value', varchar(COLUMN_WIDTH.mappingValue)),
         types.cost,
         cost,
         mapType,
         layout.mapTypeCheck,
-      ).addColumn('name', 'varchar(32)', (column) => column.notNull()),
+      ).addColumn('name', varchar(COLUMN_WIDTH.mappingName), (column) => column.notNull()),
       context,
     ),
   );
@@ -57,7 +62,7 @@ async function createHashmapTables(db: Kysely<unknown>, context: MigrationContex
   }
   await table('hashmap_thresholds', (thresholds) =>
     withRuleColumns(
-      thresholds.addColumn('threshold_id', 'varchar(36)', (column) => column.notNull()).addColumn('level', types.level),
+      thresholds.addColumn('threshold_id', varchar(COLUMN_WIDTH.publicId), (column) => column.notNull()).addColumn('level', types.level),
       types.cost,
       cost,
       mapType,
@@ -108,7 +113,7 @@ function withRuleColumns(
     .addColumn('service_id', 'integer')
     .addColumn('field_id', 'integer')
     .addColumn('group_id', 'integer')
-    .addColumn('tenant_id', 'varchar(255)');
+    .addColumn('tenant_id', varchar(COLUMN_WIDTH.tenantId));
 }
 
 /**

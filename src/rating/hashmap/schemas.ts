@@ -5,12 +5,13 @@
 import { Type, type Static } from 'typebox';
 import { BooleanText, DateTimeInput, DecimalInput, EchoedValue, NullableDateTime, NullableString, QueryString, IdFilter } from '../common/schemas.js';
 import { RULE_FILTERS } from '../common/rule-filters.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../common/column-widths.js';
 
 /** Rule types, always in this order (fix: CloudKitty's order was unstable). */
 export const RULE_TYPES = ['flat', 'rate'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 const RuleTypeInput = Type.String({ enum: [...RULE_TYPES] });
-const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Name = Type.String({ minLength: 1, maxLength: COLUMN_WIDTH.name });
 const Id = Type.String({ description: 'UUID' });
 const NullableId = NullableString({ description: 'UUID' });
 
@@ -52,15 +53,15 @@ export type Mapping = Static<typeof Mapping>;
 export const MappingCollection = Type.Object({ mappings: Type.Array(Mapping) });
 
 const mappingInputProperties = {
-  value: Type.Optional(NullableString({ maxLength: 255 })),
+  value: Type.Optional(NullableString({ maxLength: COLUMN_WIDTH.mappingValue })),
   type: Type.Optional(RuleTypeInput),
   cost: DecimalInput,
   service_id: Type.Optional(NullableString()),
   field_id: Type.Optional(NullableString()),
   group_id: Type.Optional(NullableString()),
-  tenant_id: Type.Optional(NullableString({ maxLength: 255 })),
-  name: Type.Optional(NullableString({ minLength: 1, maxLength: 32 })),
-  description: Type.Optional(NullableString({ maxLength: 256 })),
+  tenant_id: Type.Optional(NullableString({ maxLength: COLUMN_WIDTH.tenantId })),
+  name: Type.Optional(NullableString({ minLength: 1, maxLength: COLUMN_WIDTH.mappingName })),
+  description: Type.Optional(NullableString({ maxLength: DESCRIPTION_LENGTH })),
   start: Type.Optional(DateTimeInput),
   end: Type.Optional(DateTimeInput),
   mapping_id: Type.Optional(EchoedValue),
@@ -95,7 +96,7 @@ export const ThresholdCreateBody = Type.Object(
     service_id: Type.Optional(NullableString()),
     field_id: Type.Optional(NullableString()),
     group_id: Type.Optional(NullableString()),
-    tenant_id: Type.Optional(NullableString({ maxLength: 255 })),
+    tenant_id: Type.Optional(NullableString({ maxLength: COLUMN_WIDTH.tenantId })),
     threshold_id: Type.Optional(EchoedValue),
   },
   { additionalProperties: false },

@@ -92,8 +92,13 @@ export class PriceList {
     this.states = new ModuleStateRepository(database, modules);
   }
 
-  /** The document at `at`: revision, module states, each module's section, from one consistent read. */
+  /**
+   * The document at `at`: revision, module states, each module's section, from one consistent read.
+   *
+   * @throws BadRequestError (400) naming `at` when it is outside the stored years in CloudKitty's zone.
+   */
   export(at: Date): Promise<Record<string, unknown>> {
+    this.database.storedDateTimes.checkStorable(at, 'at');
     return inReadSnapshot(this.database, async (db) => {
       const revision = await readRevision(db);
       const states = await this.states.listIn(db);
@@ -111,13 +116,16 @@ export class PriceList {
    * Reads a document's text and applies it (or plans it, for a dry run).
    *
    * @throws InvalidPriceListError (400) listing every problem of the document; BadRequestError
-   *   for an `effectiveAt` in the past or unversioned changes at a later `effectiveAt`;
+   *   for an `effectiveAt` in the past or outside the stored years in CloudKitty's zone, or
+   *   unversioned changes at a later `effectiveAt`;
    *   ConflictError (409) when the revision is not `ifRevision`.
    * @param journal - an apply that writes is recorded there as one `price_list` change: the
    *   revision before and after, and the diff's counts; a dry run or a no-op records nothing.
    */
   async apply(text: string, format: DocumentFormat, options: ApplyOptions, audit: Audit, journal: ChangeJournal): Promise<PriceListDiff> {
     const effectiveAt = options.effectiveAt ?? audit.now;
+    // Stored as the replaced rules' end and the new ones' start.
+    this.database.storedDateTimes.checkStorable(effectiveAt, 'effective_at');
     if (effectiveAt.getTime() < audit.now.getTime()) {
       throw new BadRequestError(
         `effective_at is in the past: effective_at=[${formatMessageDateTime(effectiveAt)}] current time=[${formatMessageDateTime(audit.now)}]. A price list changes rules from now on.`,
@@ -188,6 +196,7 @@ export class PriceList {
     const reader = {
       problem: (path: DocumentPath, message: string) => problems.add(path, message),
       numberText: (path: DocumentPath) => parsed.numberText(path),
+      times: this.database.storedDateTimes,
     };
     const sections = [];
     for (const entry of this.sections) sections.push({ entry, section: await entry.section.readSection(members, reader) });

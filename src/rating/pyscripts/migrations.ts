@@ -4,6 +4,7 @@ import { columnTypes, type MigrationContext } from '../../database/migrations/co
 import type { TariffMigration } from '../../database/migrate.js';
 import { PYSCRIPTS_CHAIN, stampChain } from '../../database/cloudkitty-layout.js';
 import { createRatingTable, tableExists, withCloudKittyConstraints, withVersionedRuleColumns } from '../common/rating-tables.js';
+import { COLUMN_WIDTH, varchar } from '../common/column-widths.js';
 
 /**
  * Creates `pyscripts_scripts` as CloudKitty master's migrations leave it (fix: `data` holds more
@@ -16,10 +17,10 @@ async function createScriptsTable(db: Kysely<unknown>, context: MigrationContext
   const types = columnTypes(context.traits);
   const checksumNullable = context.traits.cloudKittyLayout.scriptChecksumNullable;
   const scripts = createRatingTable(db, context, 'pyscripts_scripts', await context.traits.exactTextCollation?.choose(db))
-    .addColumn('script_id', 'varchar(36)', (column) => column.notNull())
-    .addColumn('name', 'varchar(255)', (column) => column.notNull())
+    .addColumn('script_id', varchar(COLUMN_WIDTH.publicId), (column) => column.notNull())
+    .addColumn('name', varchar(COLUMN_WIDTH.name), (column) => column.notNull())
     .addColumn('data', types.blob, (column) => column.notNull())
-    .addColumn('checksum', 'varchar(128)', (column) => (checksumNullable ? column : column.notNull()));
+    .addColumn('checksum', varchar(COLUMN_WIDTH.checksum), (column) => (checksumNullable ? column : column.notNull()));
   await withCloudKittyConstraints(withVersionedRuleColumns(scripts, context), context, 'pyscripts_scripts').execute();
   await stampChain(db, context.traits, PYSCRIPTS_CHAIN);
 }

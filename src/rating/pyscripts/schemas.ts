@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { BooleanText, DateTimeInput, EchoedValue, NullableDateTime, NullableString, QueryString } from '../common/schemas.js';
 import { RULE_FILTERS } from '../common/rule-filters.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../common/column-widths.js';
 
 export const Script = Type.Object({
   script_id: Type.String({ description: 'UUID' }),
@@ -23,9 +24,9 @@ export const ScriptCollection = Type.Object({ scripts: Type.Array(Script) });
 
 export const ScriptCreateBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255 }),
+    name: Type.String({ minLength: 1, maxLength: COLUMN_WIDTH.name }),
     data: Type.Optional(Type.String()),
-    description: Type.Optional(NullableString({ maxLength: 256 })),
+    description: Type.Optional(NullableString({ maxLength: DESCRIPTION_LENGTH })),
     start: Type.Optional(DateTimeInput),
     end: Type.Optional(DateTimeInput),
     script_id: Type.Optional(EchoedValue),

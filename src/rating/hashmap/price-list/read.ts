@@ -6,6 +6,7 @@
  */
 import { COST_COLUMN, LEVEL_COLUMN, parseDecimal, type DecimalColumn } from '../../common/decimal.js';
 import { readAttribute, readRuleDate, reportDuplicates } from '../../common/document-rules.js';
+import { codePointLength, COLUMN_WIDTH, tooLongMessage } from '../../common/column-widths.js';
 import type { DocumentPath, DocumentReader } from '../../contract/price-list-section.js';
 import type { RuleType } from '../schemas.js';
 import { mappingIdentity, thresholdIdentity, type DocumentMapping, type DocumentThreshold, type HashmapSection, type ParentName } from './rules.js';
@@ -52,6 +53,10 @@ export class HashmapDocumentReader {
   private readMapping(parent: ParentName, rule: Record<string, unknown>, path: DocumentPath): void {
     const rawValue = rule.value;
     const value = typeof rawValue === 'number' ? (this.reader.numberText([...path, 'value']) ?? String(rawValue)) : optionalText(rawValue);
+    // A number is its source text, which the schema's maxLength did not see (fix, issue 24: 300 digits were a 500).
+    if (typeof rawValue === 'number' && value !== null && codePointLength(value) > COLUMN_WIDTH.mappingValue) {
+      this.reader.problem([...path, 'value'], tooLongMessage(COLUMN_WIDTH.mappingValue));
+    }
     if (parent.field !== null && value === null) this.reader.problem([...path, 'value'], 'a field mapping needs a value');
     if (parent.field === null && value !== null) this.reader.problem([...path, 'value'], 'a service mapping has no value');
     const start = readRuleDate(this.reader, rule, path, 'start');

@@ -5,6 +5,7 @@
  */
 import { Type } from 'typebox';
 import { NamedMap, NullableString } from '../../common/schemas.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../common/column-widths.js';
 import { RULE_TYPES } from '../schemas.js';
 
 const Decimal = Type.Unsafe<number | string>({
@@ -13,19 +14,27 @@ const Decimal = Type.Unsafe<number | string>({
 });
 const DateTime = NullableString({ description: 'ISO 8601 datetime; without offset it is UTC' });
 const RuleType = Type.Unsafe<string>({ type: 'string', enum: [...RULE_TYPES], description: 'flat (default) or rate' });
-const Tenant = NullableString({ maxLength: 255, description: 'project (tenant) id; absent or null: every project' });
-const GroupName = NullableString({ minLength: 1, maxLength: 255, description: 'a group listed in `groups`' });
+const Tenant = NullableString({ maxLength: COLUMN_WIDTH.tenantId, description: 'project (tenant) id; absent or null: every project' });
+const GroupName = NullableString({ minLength: 1, maxLength: COLUMN_WIDTH.name, description: 'a group listed in `groups`' });
 
 /** A mapping: identified by its parent, value, tenant and group. */
 export const DocumentMappingSchema = Type.Object(
   {
-    value: Type.Optional(Type.Unsafe<string | number | null>({ type: ['string', 'number', 'null'], maxLength: 255, description: 'field mappings only' })),
+    value: Type.Optional(
+      Type.Unsafe<string | number | null>({
+        type: ['string', 'number', 'null'],
+        maxLength: COLUMN_WIDTH.mappingValue,
+        description: 'field mappings only (a number: its source text, as long)',
+      }),
+    ),
     type: Type.Optional(RuleType),
     cost: Decimal,
     tenant_id: Type.Optional(Tenant),
     group: Type.Optional(GroupName),
-    name: Type.Optional(NullableString({ minLength: 1, maxLength: 32, description: 'shared by the versions of a rule; generated when absent' })),
-    description: Type.Optional(NullableString({ maxLength: 256 })),
+    name: Type.Optional(
+      NullableString({ minLength: 1, maxLength: COLUMN_WIDTH.mappingName, description: 'shared by the versions of a rule; generated when absent' }),
+    ),
+    description: Type.Optional(NullableString({ maxLength: DESCRIPTION_LENGTH })),
     start: Type.Optional(DateTime),
     end: Type.Optional(DateTime),
   },
@@ -43,15 +52,18 @@ const Rules = {
   thresholds: Type.Optional(Type.Array(DocumentThresholdSchema)),
 };
 
-const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Name = Type.String({ minLength: 1, maxLength: COLUMN_WIDTH.name });
 
 /** The hashmap's members: `groups` and `services`. */
 export const hashmapPriceListMembers = {
   groups: Type.Array(Name, { description: 'Group names; created when missing, never deleted.' }),
   services: NamedMap(
-    { minLength: 1, maxLength: 255 },
+    { minLength: 1, maxLength: COLUMN_WIDTH.name },
     Type.Object(
-      { ...Rules, fields: Type.Optional(NamedMap({ minLength: 1, maxLength: 255 }, Type.Object(Rules, { additionalProperties: false }), 'Fields by name.')) },
+      {
+        ...Rules,
+        fields: Type.Optional(NamedMap({ minLength: 1, maxLength: COLUMN_WIDTH.name }, Type.Object(Rules, { additionalProperties: false }), 'Fields by name.')),
+      },
       { additionalProperties: false },
     ),
     'Services by name; services and fields are created when missing, never deleted.',

@@ -15,7 +15,7 @@ import type { Group, Mapping, MappingUpdateBody } from '../schemas.js';
 import { resolveField, resolveOptionalGroup, resolveService } from './parents.js';
 import { nullSafeEquals, parentFilterConditions } from './sql.js';
 import { matchesDescription, ruleFilterConditions } from '../../common/rule-filters.js';
-import { keepEndedVersion, ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
+import { checkStorableValidity, keepEndedVersion, ruleColumnChanges, softDeleteRule, type Audit } from '../../common/rule-storage.js';
 
 function selectMappings(db: HashmapDb) {
   return db
@@ -202,6 +202,7 @@ export class MappingRepository {
    * refuses a clash (409), inserts; recorded in `journal`.
    */
   create(draft: MappingDraft, audit: Audit, journal: ChangeJournal): Promise<Mapping> {
+    checkStorableValidity(draft, this.times);
     return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = hashmapTables(tariffTransaction);
       const parent = draft.parent.kind === 'service' ? await resolveService(transaction, draft.parent.id) : await resolveField(transaction, draft.parent.id);
@@ -230,8 +231,8 @@ export class MappingRepository {
         tenant_id: draft.tenantId,
         name: draft.name,
         description: draft.description,
-        start: this.times.toStorage(draft.start),
-        end: draft.end === null ? null : this.times.toStorage(draft.end),
+        start: this.times.toStorage(draft.start, 'start'),
+        end: draft.end === null ? null : this.times.toStorage(draft.end, 'end'),
         created_at: this.times.toStorage(audit.now),
         created_by: audit.actor,
       };
@@ -273,6 +274,7 @@ export class MappingRepository {
       const stored = await this.getLive(transaction, uuid);
       const plan = planMappingUpdate(stored, body, audit.now, this.runningRuleUpdates);
       const { changes, result } = plan;
+      const ruleColumns = ruleColumnChanges(changes, audit, this.times);
       const group = 'group_id' in changes ? await resolveOptionalGroup(transaction, changes.group_id ?? null) : undefined;
       if (plan.needsConflictCheck) await refuseConflicts(transaction, liveMapping(result), this.times);
       if (plan.outcome === 'new-version') await keepEndedVersion(tariffTransaction, 'hashmap_mappings', 'mapping_id', uuid, audit, this.times);
@@ -284,7 +286,7 @@ export class MappingRepository {
           ...('cost' in changes ? { cost: changes.cost } : {}),
           ...(group !== undefined ? { group_id: group?.key ?? null } : {}),
           ...('tenant_id' in changes ? { tenant_id: changes.tenant_id } : {}),
-          ...ruleColumnChanges(changes, audit, this.times),
+          ...ruleColumns,
         })
         .where('mapping_id', '=', uuid)
         .execute();

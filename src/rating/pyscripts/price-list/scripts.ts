@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
 import { readRuleDate, reportDuplicates } from '../../common/document-rules.js';
 import { NullableString } from '../../common/schemas.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../common/column-widths.js';
 import type { DocumentPath, DocumentReader } from '../../contract/price-list-section.js';
 import type { PyscriptsDb } from '../tables.js';
 import { scriptChecksum } from '../validation.js';
@@ -16,9 +17,9 @@ export const pyscriptsPriceListMembers = {
   scripts: Type.Array(
     Type.Object(
       {
-        name: Type.String({ minLength: 1, maxLength: 255 }),
+        name: Type.String({ minLength: 1, maxLength: COLUMN_WIDTH.name }),
         data: Type.String({ description: 'Python source' }),
-        description: Type.Optional(NullableString({ maxLength: 256 })),
+        description: Type.Optional(NullableString({ maxLength: DESCRIPTION_LENGTH })),
         start: Type.Optional(NullableString({ description: 'ISO 8601; absent: in force from effective_at' })),
         end: Type.Optional(NullableString({ description: 'ISO 8601' })),
       },
