@@ -66,6 +66,8 @@ export function buildTariffApp({ config, database, modules, logger, loggerInstan
     metrics,
     quoteBodyLimit: config.quoteBodyLimitBytes,
     maxDecimalExponent: config.maxDecimalExponent,
+    quoteBudgets: { processBytes: config.quoteBytesInFlight, tenantBytes: config.quoteTenantBytes },
+    quoteAnswerLimits: { growth: config.quoteAnswerGrowth, limitBytes: config.quoteAnswerLimitBytes },
     priceListLimits: { maxAliases: config.priceListMaxAliases, maxDepth: config.jsonMaxDepth, maxProblems: config.priceListMaxProblems },
     changesMaxLimit: config.changesMaxLimit,
     runningRuleUpdates: config.runningRuleUpdates,

@@ -21,6 +21,8 @@ import { ChangeRepository } from './changes/repository.js';
 import { changeRoutes, CORE_CHANGE_KINDS } from './changes/routes.js';
 import type { TariffMetrics } from '../kernel/metrics.js';
 import type { RunningRuleUpdates } from './common/versioning.js';
+import { QuoteAdmission, type QuoteBudgets } from './quote/admission.js';
+import type { AnswerLimits } from './quote/answer.js';
 
 /** What the rating routes share. */
 export interface RatingApiOptions {
@@ -33,6 +35,10 @@ export interface RatingApiOptions {
   quoteBodyLimit: number;
   /** Quote quantities must be 0 or within [10^-n, 10^n) in magnitude (`TARIFF_DECIMAL_MAX_EXPONENT`). */
   maxDecimalExponent: number;
+  /** Quote bytes in flight per process and per tenant (`TARIFF_QUOTE_BYTES_IN_FLIGHT_MB`, `TARIFF_QUOTE_TENANT_BYTES_MB`). */
+  quoteBudgets: QuoteBudgets;
+  /** The bounds of a v2 quote's answer (`TARIFF_QUOTE_ANSWER_GROWTH`, `TARIFF_QUOTE_ANSWER_LIMIT_MB`). */
+  quoteAnswerLimits: AnswerLimits;
   /** How much of a price-list document is read (aliases, depth, problems listed). */
   priceListLimits: PriceListLimits;
   /** The largest page of `GET /v2/rating/changes` (`TARIFF_CHANGES_MAX_LIMIT`). */
@@ -46,6 +52,8 @@ export interface RatingApiOptions {
 /** {@link RatingApiOptions} and whether to hide the routes from the OpenAPI document. */
 interface RatingRouteOptions extends RatingApiOptions {
   hidden: boolean;
+  /** The quote bytes in flight, one for every quote route of the app (v1, its alias, v2). */
+  quoteAdmission: QuoteAdmission;
 }
 
 /** CloudKitty compat: the configuration paths of a module without a configuration API. */
@@ -56,7 +64,7 @@ async function notConfigurable(): Promise<never> {
 /** `/v1/rating` (and its alias): module states, quote, `module_config/<module>/...`. */
 const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   app,
-  { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics, runningRuleUpdates },
+  { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics, runningRuleUpdates, quoteAdmission, quoteAnswerLimits },
 ) => {
   // CloudKitty compat: v1 is WSME's API, whose GETs take arguments from a JSON body too, and
   // whose datetimes are naive wall time in CloudKitty's zone.
@@ -67,7 +75,15 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   installCloudKittyDateTimes(app, database.storedDateTimes.zone);
   const states = new ModuleStateRepository(database, modules);
   await app.register(moduleRoutesV1, { modules: states, onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV1, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics });
+  await app.register(quoteRoutesV1, {
+    snapshots,
+    bodyLimit: quoteBodyLimit,
+    maxDecimalExponent,
+    hidden,
+    metrics,
+    admission: quoteAdmission,
+    answerLimits: quoteAnswerLimits,
+  });
   for (const module of modules.all) {
     const prefix = `/module_config/${module.name}`;
     if (module.routes) {
@@ -86,10 +102,19 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
 /** `/v2/rating`: module states, quote, price list and the audit trail of configuration changes. */
 const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, options) => {
   const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, changesMaxLimit, hidden, metrics } = options;
+  const { quoteAdmission, quoteAnswerLimits } = options;
   // v2 GETs take no body arguments, but the client sends them a Content-Type too: nothing to parse.
   app.addHook('onRequest', dropEmptyGetContentType);
   await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV2, { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics });
+  await app.register(quoteRoutesV2, {
+    snapshots,
+    bodyLimit: quoteBodyLimit,
+    maxDecimalExponent,
+    hidden,
+    metrics,
+    admission: quoteAdmission,
+    answerLimits: quoteAnswerLimits,
+  });
   await app.register(priceListRoutes, {
     priceList: new PriceList(database, modules, priceListLimits),
     onChange: () => snapshots.invalidate(),
@@ -110,8 +135,9 @@ const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, optio
  */
 export function ratingApi(options: RatingApiOptions): (app: FastifyInstance) => Promise<void> {
   return async (app) => {
-    await app.register(ratingRoutesV1, { prefix: '/v1/rating', ...options, hidden: false });
-    await app.register(ratingRoutesV1, { prefix: '/v1/billing', ...options, hidden: true });
-    await app.register(ratingRoutesV2, { prefix: '/v2/rating', ...options, hidden: false });
+    const quoteAdmission = new QuoteAdmission(options.quoteBudgets);
+    await app.register(ratingRoutesV1, { prefix: '/v1/rating', ...options, quoteAdmission, hidden: false });
+    await app.register(ratingRoutesV1, { prefix: '/v1/billing', ...options, quoteAdmission, hidden: true });
+    await app.register(ratingRoutesV2, { prefix: '/v2/rating', ...options, quoteAdmission, hidden: false });
   };
 }

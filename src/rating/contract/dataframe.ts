@@ -79,11 +79,15 @@ export interface RatingDataframe {
 export function dataframeToJson(dataframe: RatingDataframe, explain: boolean): JsonDataframe {
   // Service names are caller text: a null-prototype object keeps `__proto__` an ordinary key.
   const usage: JsonDataframe['usage'] = Object.create(null) as JsonDataframe['usage'];
-  for (const [service, points] of dataframe.services) {
-    usage[service] = points.map((working) => {
-      const point = { ...working.point, vol: { ...working.point.vol, qty: working.quantity.toString() }, rating: { price: working.price.toString() } };
-      return explain && working.explain ? { ...point, explain: working.explain } : point;
-    });
-  }
+  for (const [service, points] of dataframe.services) usage[service] = points.map((working) => pointToJson(working, explain));
   return { period: dataframe.period, usage };
+}
+
+/**
+ * The JSON form of one point being priced: the point as given with its `vol.qty` and
+ * `rating.price` set from the exact values, and, with `explain`, its `explain` entries.
+ */
+export function pointToJson(working: PricedPoint, explain: boolean): JsonPoint {
+  const point = { ...working.point, vol: { ...working.point.vol, qty: working.quantity.toString() }, rating: { price: working.price.toString() } };
+  return explain && working.explain ? { ...point, explain: working.explain } : point;
 }

@@ -2,13 +2,21 @@
  * Prices a dataframe with the enabled modules, by descending priority, ties by name (rating.md
  * §2-§3): each module in turn adds to the points' prices or replaces the points
  * (`RatingModule.price`). Exact decimals throughout.
+ *
+ * A large dataframe is read and totalled in slices, with a turn of the event loop between them
+ * (fix, issue 24: `/healthcheck` waited seconds behind one large quote); the hashmap prices in
+ * slices too (`hashmap/engine/dataframe.ts`).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Exact } from '../common/exact.js';
 import { inputDecimal } from '../common/quote-decimal.js';
-import { dataframeToJson, type JsonDataframe, type PricedPoint, type RatingDataframe } from '../contract/dataframe.js';
+import type { PricedPoint, RatingDataframe } from '../contract/dataframe.js';
 import type { PricingContext } from '../contract/rating-module.js';
 import type { RatingSnapshot } from './snapshot.js';
 import type { Usage } from './schemas.js';
+
+/** Points read or totalled without letting the event loop turn. */
+const POINTS_PER_SLICE = 5000;
 
 /** How to price: the modules' context and the rating period. */
 export interface PricingOptions extends PricingContext {
@@ -20,8 +28,11 @@ export interface PricingOptions extends PricingContext {
 export interface PricedDataframe {
   /** The sum of every point's price (for the collection period). */
   total: Exact;
-  /** The dataframe with every point's `rating.price` set (and `explain` when asked). */
-  dataframe: JsonDataframe;
+  /**
+   * The dataframe with every point's `price` set (and `explain` when asked), as the modules left
+   * it: `answer.ts` writes it as JSON (`pointToJson`).
+   */
+  dataframe: RatingDataframe;
 }
 
 /**
@@ -32,20 +43,36 @@ export interface PricedDataframe {
  */
 export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options: PricingOptions): Promise<PricedDataframe> {
   const services = new Map<string, PricedPoint[]>();
+  let sliced = 0;
   for (const [service, points] of Object.entries(usage)) {
-    services.set(
-      service,
-      points.map((point, index) => ({
+    const working: PricedPoint[] = new Array<PricedPoint>(points.length);
+    for (let index = 0; index < points.length; index += 1) {
+      const point = points[index];
+      working[index] = {
         point: point,
         quantity: inputDecimal(point.vol.qty, `usage.${service}[${index}].vol.qty`, options.maxDecimalExponent),
         price: Exact.ZERO,
         explain: options.explain ? [] : undefined,
-      })),
-    );
+      };
+      if (++sliced === POINTS_PER_SLICE) {
+        sliced = 0;
+        await nextTurn();
+      }
+    }
+    services.set(service, working);
   }
   const dataframe: RatingDataframe = { period: options.period, services };
   for (const { module, rules } of snapshot.ratingOrder) await module.price(rules, dataframe, options);
   let total = Exact.ZERO;
-  for (const points of dataframe.services.values()) for (const working of points) total = total.plus(working.price);
-  return { total, dataframe: dataframeToJson(dataframe, options.explain) };
+  sliced = 0;
+  for (const points of dataframe.services.values()) {
+    for (const working of points) {
+      total = total.plus(working.price);
+      if (++sliced === POINTS_PER_SLICE) {
+        sliced = 0;
+        await nextTurn();
+      }
+    }
+  }
+  return { total, dataframe };
 }

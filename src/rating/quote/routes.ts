@@ -1,10 +1,12 @@
 /**
  * Quote routes (rating.md §3): `POST /v1/rating/quote` (CloudKitty's: resources → a bare JSON
  * number) and `POST /v2/rating/quote` (whole dataframes, tenant, rating time, explain). Policy
- * `rating:quote` is open. Bodies may be up to `quoteBodyLimitBytes` (32 MiB by default).
+ * `rating:quote` is open. Bodies may be up to `quoteBodyLimitBytes` (32 MiB by default); each is
+ * admitted by the bytes-in-flight budget (`admission.ts`) before it is read, and a v2 answer is
+ * bounded and written with back-pressure (`answer.ts`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import { Type } from 'typebox';
 import { faultResponses } from '../../http/fault-schema.js';
 import { parseDateTime } from '../common/datetime.js';
@@ -15,6 +17,8 @@ import { Period, QuoteV1Body, QuoteV2Body, type Usage } from './schemas.js';
 import { hasNumberText } from '../../http/json-number-text.js';
 import { refuseUnreadableNumbers, V1_NUMBER_TEXT_MEMBERS, V2_NUMBER_TEXT_MEMBERS } from './desc-numbers.js';
 import type { TariffMetrics } from '../../kernel/metrics.js';
+import { QuoteBusyFault, type QuoteAdmission } from './admission.js';
+import { AnswerTooLargeError, STREAM_FROM_BYTES, answerStream, answerText, checkAnswerSize, type AnswerLimits } from './answer.js';
 
 /** The faults of a quote: bad input, Keystone, body size and type, a failing script, no database or sandbox. */
 const QUOTE_FAULTS = faultResponses(400, 401, 403, 413, 415, 422, 503);
@@ -49,6 +53,10 @@ export interface QuoteRouteOptions {
   hidden: boolean;
   /** Where priced quotes are counted (`GET /metrics`); absent when metrics are off. */
   metrics?: TariffMetrics;
+  /** The quote bytes in flight, shared by every quote route of the app. */
+  admission: QuoteAdmission;
+  /** The bounds of a v2 answer. */
+  answerLimits: AnswerLimits;
 }
 
 /** The points of a v2 quote's usage. */
@@ -87,8 +95,46 @@ function callerOf(request: FastifyRequest, tenantId?: string | null): string {
   return tenantId ? `tenant:${tenantId}` : `address:${request.ip}`;
 }
 
+/** The body size a quote is charged and its answer bounded by: declared, else (chunked) the route's limit. */
+function requestBytesOf(request: FastifyRequest, bodyLimit: number): number {
+  const declared = Number(request.headers['content-length']);
+  if (declared > 0) return declared;
+  return request.headers['transfer-encoding'] === undefined ? 0 : bodyLimit;
+}
+
+/**
+ * A `preParsing` hook (after authentication and the body limit's own): charges the quote to the
+ * {@link QuoteAdmission} until its connection's answer is over, or refuses it with 503 before its
+ * body is read (Node reads the rest of an unread body and drops it, the connection kept). A body
+ * over the limit is not charged: it is read and dropped, then refused with 413.
+ */
+function admissionHook(
+  admission: QuoteAdmission,
+  bodyLimit: number,
+  metrics: TariffMetrics | undefined,
+): (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void) => void {
+  return (request, reply, payload, done) => {
+    const bytes = requestBytesOf(request, bodyLimit);
+    if (bytes === 0 || bytes > bodyLimit) return done(null, payload);
+    let release: () => void;
+    try {
+      release = admission.admit(callerOf(request), bytes);
+    } catch (error) {
+      if (error instanceof QuoteBusyFault) metrics?.quoteRefused(error.reason);
+      return done(error as Error);
+    }
+    reply.raw.once('close', release);
+    done(null, payload);
+  };
+}
+
 /** `POST /v1/rating/quote`. */
-export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden, metrics }) => {
+export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (
+  app,
+  { snapshots, bodyLimit, maxDecimalExponent, hidden, metrics, admission },
+) => {
+  // This plugin's context holds the one quote route: the hook is that route's.
+  app.addHook('preParsing', admissionHook(admission, bodyLimit, metrics));
   app.post(
     '/quote',
     {
@@ -136,7 +182,12 @@ export const quoteRoutesV1: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
 };
 
 /** `POST /v2/rating/quote`. */
-export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (app, { snapshots, bodyLimit, maxDecimalExponent, hidden, metrics }) => {
+export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async (
+  app,
+  { snapshots, bodyLimit, maxDecimalExponent, hidden, metrics, admission, answerLimits },
+) => {
+  // This plugin's context holds the one quote route: the hook is that route's.
+  app.addHook('preParsing', admissionHook(admission, bodyLimit, metrics));
   app.post(
     '/quote',
     {
@@ -168,19 +219,28 @@ export const quoteRoutesV2: FastifyPluginAsyncTypebox<QuoteRouteOptions> = async
       if (body.period) parseDateTime(body.period.end, 'period.end');
       const at = body.at !== undefined ? parseDateTime(body.at, 'at') : (begin ?? new Date());
       const period = body.period ?? { begin: at.toISOString(), end: new Date(at.getTime() + HOUR_MS).toISOString() };
+      const explain = body.explain ?? false;
       const priced = await priceUsage(await snapshots.current(), body.usage, {
         at: at.getTime(),
         tenantId: body.tenant_id ?? null,
         caller: callerOf(request, body.tenant_id),
-        explain: body.explain ?? false,
+        explain,
         period,
         maxDecimalExponent,
       });
+      let estimated: number;
+      try {
+        estimated = checkAnswerSize(requestBytesOf(request, bodyLimit), priced.dataframe, answerLimits);
+      } catch (error) {
+        if (error instanceof AnswerTooLargeError) metrics?.quoteRefused('answer_size');
+        throw error;
+      }
       metrics?.quotePriced(pointCount(body.usage), (performance.now() - started) / 1000);
-      // A 100,000-point answer: plain JSON.stringify, no response schema to walk.
-      return reply
-        .type('application/json; charset=utf-8')
-        .send(JSON.stringify({ total: priced.total.toString(), period: priced.dataframe.period, usage: priced.dataframe.usage }));
+      // No response schema to walk: the answer's JSON text, whole when small, else streamed (Fastify
+      // pipes a stream with back-pressure; the schema's `string` type is the OpenAPI document's).
+      reply.type('application/json; charset=utf-8');
+      if (estimated < STREAM_FROM_BYTES) return reply.send(answerText(priced, explain));
+      return reply.send(answerStream(priced, explain) as unknown as string);
     },
   );
 };
