@@ -136,6 +136,7 @@ export class TariffMetrics {
   private poolSource: (() => PoolStatistics) | undefined;
   private rulesSource: (() => RulesStatistics) | undefined;
   private sandboxSource: (() => SandboxStatistics) | undefined;
+  private quoteBytesSource: (() => number) | undefined;
 
   constructor() {
     // prom-client formats any metric with a `get()` in its counters' and histograms' shape.
@@ -169,6 +170,9 @@ export class TariffMetrics {
       () => this.rulesSource?.().ageSeconds,
     );
     this.gauge('tariff_configuration_revision', 'The configuration revision the rating snapshot in use was loaded at.', () => this.rulesSource?.().revision);
+    this.gauge('tariff_quote_bytes_in_flight', 'Bytes of quote bodies admitted and not yet answered (TARIFF_QUOTE_BYTES_IN_FLIGHT_MB bounds them).', () =>
+      this.quoteBytesSource?.(),
+    );
     this.gauge('tariff_sandbox_workers_busy', 'Sandbox workers running a script or a compile check.', () => this.sandboxSource?.().busy);
     this.gauge('tariff_sandbox_workers_idle', 'Sandbox workers loaded and waiting for work.', () => this.sandboxSource?.().idle);
     this.gauge('tariff_sandbox_queue_length', 'Script runs and compile checks waiting for a sandbox worker.', () => this.sandboxSource?.().queued);
@@ -229,6 +233,11 @@ export class TariffMetrics {
   /** Where the pool gauges are read at each scrape (the last database opened with these metrics). */
   watchDatabasePool(source: () => PoolStatistics): void {
     this.poolSource = source;
+  }
+
+  /** Where the quote bytes in flight (the admission budget's use) are read at each scrape. */
+  watchQuoteBytes(source: () => number): void {
+    this.quoteBytesSource = source;
   }
 
   /** Where the rules' reloads, age and revision are read at each scrape. */

@@ -136,6 +136,7 @@ const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, optio
 export function ratingApi(options: RatingApiOptions): (app: FastifyInstance) => Promise<void> {
   return async (app) => {
     const quoteAdmission = new QuoteAdmission(options.quoteBudgets);
+    options.metrics?.watchQuoteBytes(() => quoteAdmission.bytesInFlight);
     await app.register(ratingRoutesV1, { prefix: '/v1/rating', ...options, quoteAdmission, hidden: false });
     await app.register(ratingRoutesV1, { prefix: '/v1/billing', ...options, quoteAdmission, hidden: true });
     await app.register(ratingRoutesV2, { prefix: '/v2/rating', ...options, quoteAdmission, hidden: false });
