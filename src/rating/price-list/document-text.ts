@@ -4,17 +4,20 @@
  * written) and, for problems, where a path is in the text (line and column).
  *
  * JSON is read by `lossless-json` (numbers as their text); YAML by `js-yaml` (YAML 1.2 core
- * schema: `yes` is a string, `0.1` a number), with its int and float types keeping their text.
+ * schema: `yes` is a string, `0.1` a number), with its null, bool, int and float types keeping
+ * their text, so that a key is always its source text (`1024:`, `True:`, `~:`).
  * js-yaml, not `yaml`: on a 10,000-rule document it reads in 30-70 ms and a few MB where `yaml`'s
  * document model takes 700-900 ms and 75 MB (measured here; bench/price-list.js). `yaml` is used
  * only on the way out of a refused document, to tell the line and column of each problem's path.
  * Both readers report duplicate keys (lossless-json: those whose values differ). YAML aliases
  * stay shared objects; each counts against a limit with the nodes it repeats (fix: an alias bomb,
  * a few hundred bytes that stand for billions of nodes, is refused before anything walks it).
+ * Everything here is linear in the text (fix, issue 24): lines are found from one index of line
+ * starts, a map's keys from one index per map, and nothing is located for problems past the cap.
  */
 import jsYaml from 'js-yaml';
 import { parse as parseLossless, isLosslessNumber } from 'lossless-json';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
 import { BadRequestError } from '../../kernel/errors.js';
 import type { DocumentPath } from '../contract/price-list-section.js';
 import type { PriceListProblems, TextPosition } from './problems.js';
@@ -40,43 +43,110 @@ export interface ParsedDocument {
 /** The body formats: JSON or YAML. */
 export type DocumentFormat = 'json' | 'yaml';
 
-/** A YAML number as written (`0.10`, `1e3`, `0x1F`); a key written as a number is its text. */
-class YamlNumber {
-  constructor(readonly value: string) {}
+/**
+ * A YAML scalar that YAML reads as something other than a string, as written: a number (`0.10`,
+ * `1e3`, `0x1F`), a boolean (`True`) or null (`~`). As a value it becomes its plain value (a
+ * number keeps its text, for exact decimals); as a key it is its text (fix, issue 24: js-yaml
+ * made a number key `[object Object]`, so `1024:` named a service `[object Object]` and two
+ * number keys were "duplicated"; `True:` and `~:` became `true` and `null`). js-yaml keeps the
+ * `String()` of a key whose class has its own `Symbol.toStringTag`: the text here.
+ */
+class YamlScalar {
+  constructor(
+    /** The source text. */
+    readonly text: string,
+    /** The plain value: a number, true, false or null. */
+    readonly value: number | boolean | null,
+  ) {}
+
+  get [Symbol.toStringTag](): string {
+    return 'YamlScalar';
+  }
 
   toString(): string {
-    return this.value;
+    return this.text;
   }
 }
 
 /** The types of YAML 1.2's core schema, as js-yaml exports them (its typings leave `types` out). */
 const coreTypes = (jsYaml as unknown as { types: Record<'null' | 'bool' | 'int' | 'float', jsYaml.Type> }).types;
 
-/** js-yaml's int or float type, constructing a {@link YamlNumber} that keeps the text. */
-function keepingText(tag: string, type: jsYaml.Type): jsYaml.Type {
-  return new jsYaml.Type(tag, {
+/** js-yaml's core `type`, constructing a {@link YamlScalar} that keeps the text beside the value. */
+function keepingText(type: jsYaml.Type, plain: (text: string) => number | boolean | null): jsYaml.Type {
+  return new jsYaml.Type((type as unknown as { tag: string }).tag, {
     kind: 'scalar',
-    resolve: (data: string) => (type.resolve as (data: string) => boolean)(data),
-    construct: (data: string) => new YamlNumber(data),
-    instanceOf: YamlNumber,
+    resolve: (data: string | null) => (type.resolve as (data: string | null) => boolean)(data),
+    construct: (data: string | null) => new YamlScalar(data ?? '', plain(data ?? '')),
+    instanceOf: YamlScalar,
   });
 }
 
-/** YAML 1.2's core schema (null, bool, int, float, str, seq, map), numbers kept as text; no other tags. */
+/**
+ * YAML 1.2's core schema (null, bool, int, float, str, seq, map), scalars other than strings kept
+ * as text; no other tags. A number's value is the JavaScript number of its text (what the sections
+ * read only when they need no exact text).
+ */
 const YAML_SCHEMA = jsYaml.FAILSAFE_SCHEMA.extend({
-  implicit: [coreTypes.null, coreTypes.bool, keepingText('tag:yaml.org,2002:int', coreTypes.int), keepingText('tag:yaml.org,2002:float', coreTypes.float)],
+  implicit: [
+    keepingText(coreTypes.null, () => null),
+    keepingText(coreTypes.bool, (text) => text.toLowerCase() === 'true'),
+    keepingText(coreTypes.int, (text) => (coreTypes.int.construct as (text: string) => number)(text)),
+    keepingText(coreTypes.float, (text) => (coreTypes.float.construct as (text: string) => number)(text)),
+  ],
 });
+
+/** Whether a parsed value is a number kept with its text (YAML or JSON). */
+function numberWithText(value: unknown): value is { value: string } {
+  return (value instanceof YamlScalar && typeof value.value === 'number') || isLosslessNumber(value);
+}
+
+/** The plain value of a parsed scalar; `value` itself when it is none of ours. */
+function plainScalar(value: unknown): unknown {
+  if (value instanceof YamlScalar) return value.value;
+  if (isLosslessNumber(value)) return Number(value.value);
+  return value;
+}
+
+/** The source text of a number kept with its text. */
+function sourceText(value: YamlScalar | { value: string }): string {
+  return value instanceof YamlScalar ? value.text : value.value;
+}
 
 /** The 400 every JSON endpoint answers for a body nested too deeply (http/input-text.ts), YAML included. */
 function tooDeep(maxDepth: number): BadRequestError {
   return new BadRequestError(`Invalid input in body: JSON nested deeper than ${maxDepth} levels (TARIFF_JSON_MAX_DEPTH).`);
 }
 
-/** The line and column of a character offset. */
-function positionIn(text: string, offset: number): TextPosition {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, column: offset - before.lastIndexOf('\n') };
+/**
+ * Lines and columns of character offsets in one text: where each line starts, found once (one
+ * pass), then each offset by binary search (fix, issue 24: each problem split all the text before
+ * it, so 16,000 duplicate keys took 7 s).
+ */
+export class LineIndex {
+  private starts: number[] | undefined;
+
+  constructor(private readonly text: string) {}
+
+  /** The 1-based line and column of the character at `offset` (0-based, clamped to the text). */
+  position(offset: number): TextPosition {
+    const starts = (this.starts ??= lineStarts(this.text));
+    const at = Math.max(0, Math.min(offset, this.text.length));
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (starts[middle] <= at) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low + 1, column: at - starts[low] + 1 };
+  }
+}
+
+/** The offset of each line's first character (a line ends at `\n`). */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) starts.push(index + 1);
+  return starts;
 }
 
 /**
@@ -151,12 +221,13 @@ class PlainValues {
       let size = 1 + keys.length;
       for (const key of keys) {
         const child = members[key];
-        if (child instanceof YamlNumber || isLosslessNumber(child)) {
-          const text = (child as { value: string }).value;
+        if (numberWithText(child)) {
           let texts = this.texts.get(node);
           if (!texts) this.texts.set(node, (texts = new Map<string | number, string>()));
-          texts.set(key, text);
-          members[key] = Number(text);
+          texts.set(key, sourceText(child));
+          members[key] = plainScalar(child);
+        } else if (child instanceof YamlScalar) {
+          members[key] = child.value;
         } else if (child !== null && typeof child === 'object') {
           path.push(key);
           members[key] = this.convert(child, path);
@@ -186,9 +257,11 @@ class PlainValues {
 function parseText(text: string, format: DocumentFormat, problems: PriceListProblems, maxDepth: number): unknown {
   try {
     if (format === 'json') {
+      const lines = new LineIndex(text);
       return parseLossless(text, null, {
         onDuplicateKey: ({ key, position }) => {
-          problems.add([], `duplicate key '${key}'`, positionIn(text, position));
+          // Past the listed problems, a duplicate is only counted: no position to find.
+          problems.add([], `duplicate key '${key}'`, problems.full ? undefined : lines.position(position));
           return undefined;
         },
       });
@@ -208,19 +281,25 @@ function parseText(text: string, format: DocumentFormat, problems: PriceListProb
     }
     const message = (error as Error).message;
     const offset = /at position (\d+)/.exec(message)?.[1];
-    problems.add([], `not valid JSON: ${message}`, offset === undefined ? undefined : positionIn(text, Number(offset)));
+    problems.add([], `not valid JSON: ${message}`, offset === undefined ? undefined : new LineIndex(text).position(Number(offset)));
     return undefined;
   }
 }
 
+/** A YAML map's pairs by key text (the source text, as the reader keys members), the first of each. */
+type PairIndex = Map<string, Pair>;
+
 /** Where `path` is in a YAML document: a member's key, an item, or the nearest ancestor found. */
-function locateInYaml(document: Document, lineCounter: LineCounter, path: DocumentPath): TextPosition | undefined {
+function locateInYaml(document: Document, lineCounter: LineCounter, indexes: WeakMap<YAMLMap, PairIndex>, path: DocumentPath): TextPosition | undefined {
   let node: unknown = document.contents;
   let offset = (node as YamlNode | null)?.range?.[0];
   for (const segment of path) {
     if (isAlias(node)) node = node.resolve(document);
     if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && (item.key.source === String(segment) || String(item.key.value) === String(segment)));
+      // Indexed once per map: a scan per problem was quadratic in a map of many services.
+      let index = indexes.get(node);
+      if (index === undefined) indexes.set(node, (index = indexPairs(node)));
+      const pair = index.get(String(segment));
       if (!pair) break;
       offset = (pair.key as YamlNode).range?.[0] ?? offset;
       node = pair.value;
@@ -234,6 +313,16 @@ function locateInYaml(document: Document, lineCounter: LineCounter, path: Docume
   return { line, column: col };
 }
 
+/** A map's pairs by key text: a scalar key's source text, or its value's. */
+function indexPairs(map: YAMLMap): PairIndex {
+  const index: PairIndex = new Map();
+  for (const item of map.items) {
+    if (!isScalar(item.key)) continue;
+    for (const text of [item.key.source, String(item.key.value)]) if (typeof text === 'string' && !index.has(text)) index.set(text, item);
+  }
+  return index;
+}
+
 /**
  * Finds paths in the text (YAML or JSON, which is YAML), for problems only: the `yaml` library's
  * document model keeps every node's position, at a cost paid only when a document is refused.
@@ -245,7 +334,8 @@ function positionsIn(text: string): (path: DocumentPath) => TextPosition | undef
       const lineCounter = new LineCounter();
       const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: false });
       const document = Array.isArray(documents) && documents.length === 1 ? documents[0] : undefined;
-      find = document ? (at) => locateInYaml(document, lineCounter, at) : () => undefined;
+      const indexes = new WeakMap<YAMLMap, PairIndex>();
+      find = document ? (at) => locateInYaml(document, lineCounter, indexes, at) : () => undefined;
     }
     return find(path);
   };
@@ -260,8 +350,7 @@ function positionsIn(text: string): (path: DocumentPath) => TextPosition | undef
 export function readDocumentText(text: string, format: DocumentFormat, limits: DocumentTextLimits, problems: PriceListProblems): ParsedDocument {
   const raw = parseText(text, format, problems, limits.maxDepth);
   const plain = new PlainValues(limits, problems, format === 'yaml');
-  const root =
-    raw === undefined ? undefined : raw instanceof YamlNumber || isLosslessNumber(raw) ? Number((raw as { value: string }).value) : plain.convert(raw, []);
+  const root = raw === undefined ? undefined : raw instanceof YamlScalar || isLosslessNumber(raw) ? plainScalar(raw) : plain.convert(raw, []);
   plain.checkRepetition();
   return { value: root, numberText: (path) => plain.numberText(root, path), locate: positionsIn(text) };
 }

@@ -67,6 +67,11 @@ export class PriceListProblems {
     else this.found.push({ path: [...path], message, position });
   }
 
+  /** Whether the list is full: a problem added now is only counted (callers skip finding its position). */
+  get full(): boolean {
+    return this.found.length >= this.limit;
+  }
+
   /** Whether any problem was recorded. */
   get any(): boolean {
     return this.found.length > 0;
