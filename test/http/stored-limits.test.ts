@@ -15,7 +15,6 @@ import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../src/rating/common/column
 const SEED = 24_013;
 const PRICE_LIST = '/v2/rating/price_list';
 const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 /** Epoch milliseconds of 1 January of `year`, UTC (any year, 1-99 included). */
 function yearStart(year: number): number {
