@@ -12,6 +12,8 @@ export interface Connection {
   baseUrl: string;
   authHeaders: Record<string, string>;
   timeoutMs: number;
+  /** Largest answer read, in bytes (`TARIFF_CLIENT_MAX_ANSWER_MB`). */
+  maxAnswerBytes: number;
 }
 
 /**
@@ -20,15 +22,20 @@ export interface Connection {
  * @throws ClientError when neither a URL nor credentials to find it are given, or Keystone refuses.
  */
 export async function connect(settings: ClientSettings): Promise<Connection> {
-  const { credentials, timeoutMs } = settings;
-  const connection = (baseUrl: string, token?: string): Connection => ({ baseUrl, authHeaders: token ? { 'x-auth-token': token } : {}, timeoutMs });
+  const { credentials, timeoutMs, maxAnswerBytes } = settings;
+  const connection = (baseUrl: string, token?: string): Connection => ({
+    baseUrl,
+    authHeaders: token ? { 'x-auth-token': token } : {},
+    timeoutMs,
+    maxAnswerBytes,
+  });
   if (credentials?.kind === 'password') {
-    const session = await logIn(credentials, timeoutMs);
+    const session = await logIn(credentials, { timeoutMs, maxAnswerBytes });
     return connection(settings.url ?? ratingEndpoint(session.catalog, settings.endpointInterface, settings.region), session.token);
   }
   if (settings.url !== undefined) return connection(settings.url, credentials?.token);
   if (credentials?.authUrl !== undefined) {
-    const catalog = await catalogOfToken(credentials.authUrl, credentials.token, timeoutMs);
+    const catalog = await catalogOfToken(credentials.authUrl, credentials.token, { timeoutMs, maxAnswerBytes });
     return connection(ratingEndpoint(catalog, settings.endpointInterface, settings.region), credentials.token);
   }
   throw new ClientError(

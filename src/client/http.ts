@@ -1,11 +1,19 @@
 /**
  * One HTTP exchange with a deadline, over node:http(s) so the caller learns when the request body
- * has been sent (the progress shows "waiting for the server" only from then on). Network failures
- * and the deadline become {@link ClientError}s naming the URL.
+ * has been sent (the progress shows "waiting for the server" only from then on). Network failures,
+ * the deadline and an answer past its size limit become {@link ClientError}s naming the URL.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ClientError } from './errors.js';
+
+/** The bounds of one exchange, from the client's settings. */
+export interface ExchangeLimits {
+  /** Longest wait for the whole answer, in milliseconds (`TARIFF_CLIENT_TIMEOUT_SECONDS`). */
+  timeoutMs: number;
+  /** Largest answer body read, in bytes (`TARIFF_CLIENT_MAX_ANSWER_MB`). */
+  maxAnswerBytes: number;
+}
 
 /** What to send. */
 export interface HttpRequest {
@@ -19,8 +27,19 @@ export interface HttpRequest {
   timeoutSetting: string;
   /** Added to the timeout's message (e.g. that an apply may still be running on the server). */
   timeoutHint?: string;
+  /** Largest answer body read, in bytes (`TARIFF_CLIENT_MAX_ANSWER_MB`): past it the exchange fails. */
+  maxAnswerBytes: number;
   /** Called once the request (with its body) has been handed to the network. */
   onSent?: () => void;
+}
+
+/** The setting that bounds an answer's size, named in the refusal. */
+const MAX_ANSWER_SETTING = 'TARIFF_CLIENT_MAX_ANSWER_MB';
+
+/** `256 MB` for a byte count of whole mebibytes, else with one decimal. */
+function megabytes(bytes: number): string {
+  const size = bytes / 1024 / 1024;
+  return `${Number.isInteger(size) ? size : size.toFixed(1)} MB`;
 }
 
 /** The answer, read whole. */
@@ -51,7 +70,8 @@ function describeNetworkError(error: NodeJS.ErrnoException): string {
 /**
  * Sends `request` and reads the answer.
  *
- * @throws ClientError on a network failure or when no complete answer came within `timeoutMs`.
+ * @throws ClientError on a network failure, when no complete answer came within `timeoutMs`, or
+ *   when the answer declares or grows past `maxAnswerBytes` (the rest is not read).
  */
 export function exchange(request: HttpRequest): Promise<HttpAnswer> {
   const url = new URL(request.url);
@@ -67,9 +87,21 @@ export function exchange(request: HttpRequest): Promise<HttpAnswer> {
       reject(error);
     };
     const headers = { ...request.headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) };
+    const tooLarge = () =>
+      fail(
+        new ClientError(
+          `The answer to ${request.method} ${url.origin}${url.pathname} is larger than ${megabytes(request.maxAnswerBytes)} (${MAX_ANSWER_SETTING}): not read further.`,
+        ),
+      );
     const outgoing = send(url, { method: request.method, headers }, (incoming) => {
       const chunks: Buffer[] = [];
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let received = 0;
+      if (Number(incoming.headers['content-length']) > request.maxAnswerBytes) return tooLarge();
+      incoming.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > request.maxAnswerBytes) return tooLarge();
+        chunks.push(chunk);
+      });
       incoming.on('error', (error) => fail(new ClientError(`The answer of ${request.method} ${request.url} broke off: ${describeNetworkError(error)}.`)));
       incoming.on('end', () => {
         if (settled) return;

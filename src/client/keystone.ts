@@ -4,7 +4,7 @@
  * endpoint in a catalog (what openstackclient and python-cloudkittyclient look up).
  */
 import { ClientError } from './errors.js';
-import { exchange } from './http.js';
+import { exchange, type ExchangeLimits } from './http.js';
 import type { PasswordCredentials } from './settings.js';
 
 /** One service of a token's catalog (Keystone v3's shape). */
@@ -57,13 +57,13 @@ function keystoneRefusal(status: number, text: string, what: string): ClientErro
  *
  * @throws ClientError when Keystone refuses (e.g. 401, wrong password) or cannot be reached.
  */
-export async function logIn(credentials: PasswordCredentials, timeoutMs: number): Promise<KeystoneSession> {
+export async function logIn(credentials: PasswordCredentials, limits: ExchangeLimits): Promise<KeystoneSession> {
   const answer = await exchange({
     method: 'POST',
     url: `${credentials.authUrl}/auth/tokens`,
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: Buffer.from(JSON.stringify(passwordAuthBody(credentials))),
-    timeoutMs,
+    ...limits,
     timeoutSetting: TIMEOUT_SETTING,
   });
   const token = answer.headers['x-subject-token'];
@@ -78,12 +78,12 @@ export async function logIn(credentials: PasswordCredentials, timeoutMs: number)
  *
  * @throws ClientError when Keystone refuses the token or cannot be reached.
  */
-export async function catalogOfToken(authUrl: string, token: string, timeoutMs: number): Promise<CatalogService[]> {
+export async function catalogOfToken(authUrl: string, token: string, limits: ExchangeLimits): Promise<CatalogService[]> {
   const answer = await exchange({
     method: 'GET',
     url: `${authUrl}/auth/tokens`,
     headers: { accept: 'application/json', 'x-auth-token': token, 'x-subject-token': token },
-    timeoutMs,
+    ...limits,
     timeoutSetting: TIMEOUT_SETTING,
   });
   if (answer.status !== 200) throw keystoneRefusal(answer.status, answer.text, 'OS_TOKEN');

@@ -40,6 +40,7 @@ export async function exportPriceList(connection: Connection, format: 'yaml' | '
     url,
     headers: { ...connection.authHeaders, accept: format === 'yaml' ? 'application/yaml' : 'application/json' },
     timeoutMs: connection.timeoutMs,
+    maxAnswerBytes: connection.maxAnswerBytes,
     timeoutSetting: TIMEOUT_SETTING,
   });
   if (answer.status !== 200) throw refusal(answer.status, answer.text, { url });
@@ -60,6 +61,7 @@ export async function postPriceList(connection: Connection, document: DocumentFi
     headers: { ...connection.authHeaders, 'content-type': document.contentType, accept: 'application/json' },
     body: document.bytes,
     timeoutMs: connection.timeoutMs,
+    maxAnswerBytes: connection.maxAnswerBytes,
     timeoutSetting: TIMEOUT_SETTING,
     timeoutHint: options.dryRun ? undefined : "The server may still be applying it: check with 'tariff price-list diff' before applying again.",
     onSent,

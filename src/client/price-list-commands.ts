@@ -13,6 +13,7 @@ import { formatApplied, formatPlan } from './plan.js';
 import { exportPriceList, postPriceList, type ApplyOptions } from './price-list-api.js';
 import { Progress } from './progress.js';
 import { readClientSettings, type ClientSettings, type Environment } from './settings.js';
+import { escapeControlCharacters, writeOutput } from './terminal-text.js';
 
 /** The process's streams and environment (a test's in unit tests). */
 export interface Terminal {
@@ -25,8 +26,9 @@ export interface Terminal {
 /** Exit codes. */
 const EXIT = { done: 0, failed: 1, changes: 2 } as const;
 
+/** Lines from the server's answer, each control character escaped (terminal-text.ts). */
 function printLines(stream: NodeJS.WritableStream, lines: string[]): void {
-  stream.write(lines.map((line) => `${line}\n`).join(''));
+  writeOutput(stream, lines.map((line) => `${line}\n`).join(''));
 }
 
 /** `412 KB`, `0.3 KB`. */
@@ -50,7 +52,8 @@ async function post(connection: Connection, document: DocumentFile, options: App
 async function runExport(command: ExportCommand, terminal: Terminal): Promise<number> {
   const connection = await connect(readClientSettings(terminal.environment, command.url));
   const text = await exportPriceList(connection, command.format, command.at);
-  terminal.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  // The document as sent to a file or pipe; escaped on a terminal.
+  writeOutput(terminal.stdout, text.endsWith('\n') ? text : `${text}\n`, true);
   return EXIT.done;
 }
 
@@ -59,7 +62,7 @@ async function plan(command: DocumentCommand, terminal: Terminal): Promise<{ con
   const settings = readClientSettings(terminal.environment, command.url);
   const progress = new Progress(terminal.stderr);
   try {
-    progress.enter(`reading ${command.file === '-' ? 'stdin' : command.file}`);
+    progress.enter(`reading ${command.file === '-' ? 'stdin' : escapeControlCharacters(command.file)}`);
     const document = await readDocumentFile(command.file, terminal.stdin);
     const connection = await connectReporting(settings, progress);
     const options = { dryRun: true, effectiveAt: command.at, ifRevision: command.ifRevision, unversionedNow: command.unversionedNow };
@@ -102,9 +105,10 @@ async function runApply(command: DocumentCommand, terminal: Terminal): Promise<n
   } finally {
     progress.stop();
   }
-  terminal.stdout.write(`${formatApplied(applied)}\n`);
+  writeOutput(terminal.stdout, `${formatApplied(applied)}\n`);
   if (CHANGE_ACTIONS.some((action) => applied.counts[action] !== planned.counts[action])) {
-    terminal.stderr.write(
+    writeOutput(
+      terminal.stderr,
       `tariff: note: the server's changes differ from the plan (the apply's time, ${applied.effective_at}, is later than the plan's: rules scheduled in between count differently).\n`,
     );
   }
@@ -133,7 +137,8 @@ export async function runPriceListCommand(args: string[], terminal: Terminal): P
     }
   } catch (error) {
     if (!(error instanceof ClientError)) throw error;
-    terminal.stderr.write(`tariff: ${error.message}\n`);
+    // A faultstring or problem of the server's, a file's name: escaped.
+    writeOutput(terminal.stderr, `tariff: ${error.message}\n`);
     return error.exitCode;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The client's settings, from the environment: where the Tariff server is (`TARIFF_URL`), how long
- * to wait for it (`TARIFF_CLIENT_TIMEOUT_SECONDS`), and the OpenStack credentials (`OS_*`, named as
+ * to wait for it (`TARIFF_CLIENT_TIMEOUT_SECONDS`), how large an answer may grow
+ * (`TARIFF_CLIENT_MAX_ANSWER_MB`), and the OpenStack credentials (`OS_*`, named as
  * openstackclient names them). The server's settings are src/config.ts's; these belong to the
  * operator's shell, not to a server process.
  */
@@ -8,6 +9,16 @@ import { ClientError } from './errors.js';
 
 /** Default of `TARIFF_CLIENT_TIMEOUT_SECONDS`: a 10,000-rule apply takes seconds, not minutes. */
 export const DEFAULT_TIMEOUT_SECONDS = 600;
+
+/**
+ * Default of `TARIFF_CLIENT_MAX_ANSWER_MB`: a 100,000-rule export is about 20 MB. fix: issue 24,
+ * finding 14 — a 600 MB answer crashed the CLI past V8's string limit, an endless one grew it to
+ * 3.4 GB in 20 s.
+ */
+export const DEFAULT_MAX_ANSWER_MB = 256;
+
+/** The largest `TARIFF_CLIENT_MAX_ANSWER_MB`: an answer is read into one string, and V8's strings stop short of 512 MiB. */
+export const MAX_ANSWER_MB_LIMIT = 400;
 
 /** Keystone v3 password credentials (`OS_AUTH_URL`, `OS_USERNAME`, `OS_PASSWORD`, …). */
 export interface PasswordCredentials {
@@ -36,6 +47,8 @@ export interface ClientSettings {
   url?: string;
   /** Longest wait for one answer, in milliseconds (`TARIFF_CLIENT_TIMEOUT_SECONDS`, default 600). */
   timeoutMs: number;
+  /** Largest answer read, in bytes (`TARIFF_CLIENT_MAX_ANSWER_MB` MiB, default 256); a larger one fails the command. */
+  maxAnswerBytes: number;
   /** Absent: no credentials, no `X-Auth-Token` (a noauth server). */
   credentials?: PasswordCredentials | TokenCredentials;
   /** The catalog endpoint's interface (`OS_INTERFACE`, default `public`; `publicURL` is read as `public`). */
@@ -76,6 +89,16 @@ function timeoutMs(environment: Environment): number {
     throw new ClientError(`TARIFF_CLIENT_TIMEOUT_SECONDS must be a number of seconds above 0 and at most 86400, not '${text}'.`);
   }
   return Math.round(seconds * 1000);
+}
+
+function maxAnswerBytes(environment: Environment): number {
+  const text = nonEmpty(environment, 'TARIFF_CLIENT_MAX_ANSWER_MB');
+  if (text === undefined) return DEFAULT_MAX_ANSWER_MB * 1024 * 1024;
+  const megabytes = Number(text);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || !(megabytes > 0) || megabytes > MAX_ANSWER_MB_LIMIT) {
+    throw new ClientError(`TARIFF_CLIENT_MAX_ANSWER_MB must be a number of megabytes above 0 and at most ${MAX_ANSWER_MB_LIMIT}, not '${text}'.`);
+  }
+  return Math.round(megabytes * 1024 * 1024);
 }
 
 function passwordCredentials(environment: Environment, authUrl: string): PasswordCredentials {
@@ -120,6 +143,7 @@ export function readClientSettings(environment: Environment, url?: string): Clie
   return {
     url: serverUrl?.replace(/\/+$/, ''),
     timeoutMs: timeoutMs(environment),
+    maxAnswerBytes: maxAnswerBytes(environment),
     credentials: credentials || undefined,
     endpointInterface: (nonEmpty(environment, 'OS_INTERFACE') ?? 'public').replace(/URL$/, ''),
     region: nonEmpty(environment, 'OS_REGION_NAME'),

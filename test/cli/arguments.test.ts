@@ -80,13 +80,28 @@ describe('price-list arguments', () => {
 
 describe('client settings', () => {
   it('takes --url over TARIFF_URL, trailing slashes dropped, and 600 s by default', () => {
-    expect(readClientSettings({ TARIFF_URL: 'http://a:8889/' })).toEqual({ url: 'http://a:8889', timeoutMs: 600_000, endpointInterface: 'public' });
+    expect(readClientSettings({ TARIFF_URL: 'http://a:8889/' })).toEqual({
+      url: 'http://a:8889',
+      timeoutMs: 600_000,
+      maxAnswerBytes: 256 * 1024 * 1024,
+      endpointInterface: 'public',
+    });
     expect(readClientSettings({ TARIFF_URL: 'http://a:8889' }, 'https://b').url).toBe('https://b');
     expect(readClientSettings({ TARIFF_CLIENT_TIMEOUT_SECONDS: '2.5' }).timeoutMs).toBe(2500);
   });
 
   it.each([['0'], ['-1'], ['soon'], ['100000']])('refuses TARIFF_CLIENT_TIMEOUT_SECONDS=%s', (value) => {
     expect(() => readClientSettings({ TARIFF_CLIENT_TIMEOUT_SECONDS: value })).toThrow(`TARIFF_CLIENT_TIMEOUT_SECONDS must be a number of seconds above 0`);
+  });
+
+  it('reads TARIFF_CLIENT_MAX_ANSWER_MB in megabytes', () => {
+    expect(readClientSettings({ TARIFF_CLIENT_MAX_ANSWER_MB: '0.5' }).maxAnswerBytes).toBe(512 * 1024);
+  });
+
+  it.each([['0'], ['-1'], ['lots'], ['401']])('refuses TARIFF_CLIENT_MAX_ANSWER_MB=%s', (value) => {
+    expect(() => readClientSettings({ TARIFF_CLIENT_MAX_ANSWER_MB: value })).toThrow(
+      'TARIFF_CLIENT_MAX_ANSWER_MB must be a number of megabytes above 0 and at most 400',
+    );
   });
 
   it('refuses a URL that is not http(s)', () => {
