@@ -128,11 +128,15 @@ export async function inWriteTransaction<T>(database: Database, journal: ChangeJ
 
 /**
  * Runs `work` on one consistent state of the database (the dialect's `readSnapshot`): several
- * tables and the configuration version as of one moment, with no write lock taken. Read only.
+ * tables and the configuration version as of one moment, with no write lock taken. Read only:
+ * PostgreSQL and MariaDB refuse a write in it. Every statement of `work` must go through its
+ * `transaction` (one connection), and the first should be the revision ({@link readRevision}), so
+ * that the revision is the one of what is read (InnoDB takes its snapshot at the first read).
+ * Errors are the driver's, unclassified (the HTTP shell classifies them: 503 for an outage).
  */
 export async function inReadSnapshot<T>(database: Database, work: (transaction: Transaction) => Promise<T>): Promise<T> {
   const start = database.traits.readSnapshot;
-  if (start.kind === 'isolation-level') return database.db.transaction().setIsolationLevel(start.level).execute(work);
+  if (start.kind === 'isolation-level') return database.db.transaction().setIsolationLevel(start.level).setAccessMode(start.accessMode).execute(work);
   return database.db.connection().execute(async (connection) => {
     await sql`begin`.execute(connection);
     try {

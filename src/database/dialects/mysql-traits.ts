@@ -144,7 +144,7 @@ export const mysqlTraits: DialectTraits = {
   currentSchema: async () => undefined,
 
   writeTransaction: { kind: 'isolation-level', level: 'read committed' },
-  readSnapshot: { kind: 'isolation-level', level: 'repeatable read' },
+  readSnapshot: { kind: 'isolation-level', level: 'repeatable read', accessMode: 'read only' },
   transactionalDdl: false,
   migrationLockAcrossProcesses: true,
   boundsStatementsOnServer: true,

@@ -118,7 +118,7 @@ export const postgresTraits: DialectTraits = {
   },
 
   writeTransaction: { kind: 'isolation-level', level: 'read committed' },
-  readSnapshot: { kind: 'isolation-level', level: 'repeatable read' },
+  readSnapshot: { kind: 'isolation-level', level: 'repeatable read', accessMode: 'read only' },
   transactionalDdl: true,
   migrationLockAcrossProcesses: true,
   boundsStatementsOnServer: true,

@@ -56,14 +56,15 @@ export interface ColumnTypes {
 export type WriteTransactionStart = { kind: 'begin-immediate' } | { kind: 'isolation-level'; level: 'read committed' };
 
 /**
- * How a read that must see one state of the database begins (an export: several tables and the
- * configuration version, as of one moment):
+ * How a read that must see one state of the database begins (an export, a load of the rating
+ * snapshot: several tables and the configuration version, as of one moment):
  * - `begin-deferred`: `BEGIN` on one connection (SQLite: the snapshot of the first read holds
  *   until the end, and no write lock is taken);
- * - `isolation-level`: Kysely's transaction at REPEATABLE READ (PostgreSQL and MariaDB/MySQL
- *   InnoDB: one snapshot for the whole transaction).
+ * - `isolation-level`: Kysely's transaction at REPEATABLE READ, READ ONLY (PostgreSQL: one
+ *   snapshot taken by the first statement; MariaDB/MySQL InnoDB: one consistent snapshot taken by
+ *   the first read, which is always the configuration revision, and held to the end).
  */
-export type ReadSnapshotStart = { kind: 'begin-deferred' } | { kind: 'isolation-level'; level: 'repeatable read' };
+export type ReadSnapshotStart = { kind: 'begin-deferred' } | { kind: 'isolation-level'; level: 'repeatable read'; accessMode: 'read only' };
 
 /**
  * How the rating tables' text is made to compare exactly, code point by code point, with no

@@ -7,6 +7,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from '../../database/connection.js';
+import type { Transaction } from '../../database/transaction.js';
 import type { TariffMigration } from '../../database/migrate.js';
 import type { RatingDataframe } from './dataframe.js';
 import type { PriceListSection } from './price-list-section.js';
@@ -80,9 +81,16 @@ export interface RatingModule<Rules = unknown> {
   /**
    * Loads the module's live rules for the rating snapshot (a few queries, never one per rule).
    *
+   * @param database - the module's database: its settings (`storedDateTimes`, `traits`), never
+   *   its pool for this read.
+   * @param snapshot - one read-only transaction on one consistent state of the database
+   *   (`inReadSnapshot`), shared by every module's load and the configuration revision: every
+   *   query of the load must go through it, so that a quote never prices with half of one
+   *   configuration write and half of the next (fix, issue 24: separate pooled connections did).
+   *   Its statements run one at a time on its connection.
    * @throws the database's errors (the quote then answers 503).
    */
-  loadRules(database: Database): Promise<Rules>;
+  loadRules(database: Database, snapshot: Transaction): Promise<Rules>;
   /**
    * Prices a dataframe when the module is enabled, in its turn (descending priority, ties by
    * name): adds to each point's `price` (and `explain`), or replaces the points. Synchronous

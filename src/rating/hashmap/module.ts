@@ -21,7 +21,7 @@ export const hashmapModule: RatingModule<RuleIndex> = {
   migrations: HASHMAP_MIGRATIONS,
   routes: hashmapRoutes,
   changeKinds: ['service', 'field', 'group', 'mapping', 'threshold'],
-  loadRules: (database) => loadRuleIndex(hashmapTables(database.db), database.storedDateTimes),
+  loadRules: (database, snapshot) => loadRuleIndex(hashmapTables(snapshot), database.storedDateTimes),
   price: priceWithHashmap,
   priceList: hashmapPriceList,
 };

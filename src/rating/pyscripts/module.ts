@@ -33,7 +33,7 @@ export function pyscriptsModule(sandbox: PyscriptsSandbox | undefined): RatingMo
     migrations: PYSCRIPTS_MIGRATIONS,
     routes,
     changeKinds: ['script'],
-    loadRules: (database) => new ScriptRepository(database).loadLive(),
+    loadRules: (database, snapshot) => new ScriptRepository(database).loadLive(snapshot),
     price: (scripts, dataframe, context) => priceWithScripts(scripts, dataframe, context, sandbox),
     priceList: pyscriptsPriceList(sandbox),
   };

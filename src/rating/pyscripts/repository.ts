@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import type { Database } from '../../database/connection.js';
 import type { StoredDateTimes } from '../../database/stored-datetimes.js';
-import { inWriteTransaction } from '../../database/transaction.js';
+import { inWriteTransaction, type Transaction } from '../../database/transaction.js';
 import type { ChangeJournal } from '../../database/change-journal.js';
 import { scriptTables, type PyscriptsDb } from './tables.js';
 import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
 import { compareCodePoints } from '../common/text.js';
-import { checkStorableValidity, keepEndedVersion, ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
+import { keepEndedVersion, ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
 import { validityOf, type RunningRuleUpdates } from '../common/versioning.js';
 import { noSuchScript } from './errors.js';
 import { findScriptConflict, planScriptUpdate, scriptChecksum, type ScriptDraft, type ScriptVersion } from './validation.js';
@@ -118,9 +118,12 @@ export class ScriptRepository {
   /**
    * Every live script with its source and validity, in name order by code point (the order they
    * run in), sorted here: SQL's `order by name` follows PostgreSQL's locale.
+   *
+   * @param snapshot - the rating snapshot's read transaction (`RatingModule.loadRules`); the
+   *   database's pool when left out.
    */
-  async loadLive(): Promise<LiveScript[]> {
-    const rows = await this.db
+  async loadLive(snapshot?: Transaction): Promise<LiveScript[]> {
+    const rows = await (snapshot ? scriptTables(snapshot) : this.db)
       .selectFrom('pyscripts_scripts')
       .select(['script_id', 'name', 'data', 'checksum', 'start', 'end'])
       .where('deleted', 'is', null)
@@ -171,7 +174,6 @@ export class ScriptRepository {
    * @throws ConflictError when a live script with the name has an intersecting validity interval.
    */
   create(draft: ScriptDraft, audit: Audit, journal: ChangeJournal): Promise<Required<Script>> {
-    checkStorableValidity(draft, this.database.storedDateTimes);
     return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = scriptTables(tariffTransaction);
       await serialize();
@@ -186,8 +188,8 @@ export class ScriptRepository {
           data: deflateSync(Buffer.from(draft.data, 'utf8')),
           checksum: scriptChecksum(draft.data),
           description: draft.description,
-          start: this.database.storedDateTimes.toStorage(draft.start, 'start'),
-          end: draft.end === null ? null : this.database.storedDateTimes.toStorage(draft.end, 'end'),
+          start: this.database.storedDateTimes.toStorage(draft.start),
+          end: draft.end === null ? null : this.database.storedDateTimes.toStorage(draft.end),
           created_at: this.database.storedDateTimes.toStorage(audit.now),
           created_by: audit.actor,
         })
@@ -218,7 +220,6 @@ export class ScriptRepository {
       await serialize();
       const stored = await this.getLive(transaction, uuid);
       const { changes, result, intervalChanged, outcome } = planScriptUpdate(stored, body, audit.now, this.runningRuleUpdates);
-      const ruleColumns = ruleColumnChanges(changes, audit, this.database.storedDateTimes);
       // As on create: a changed source is checked before the name conflict.
       if (changes.data !== undefined) await checkSource(result.name, result.data);
       if (intervalChanged) {
@@ -230,7 +231,7 @@ export class ScriptRepository {
         .updateTable('pyscripts_scripts')
         .set({
           ...(changes.data !== undefined ? { data: deflateSync(Buffer.from(result.data, 'utf8')), checksum: result.checksum } : {}),
-          ...ruleColumns,
+          ...ruleColumnChanges(changes, audit, this.database.storedDateTimes),
         })
         .where('script_id', '=', uuid)
         .execute();

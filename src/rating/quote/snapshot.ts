@@ -3,9 +3,11 @@
  * registered module's rules (`RatingModule.loadRules`: the hashmap rule index, the live
  * scripts...). A snapshot is dropped after a configuration write through this process, and when
  * `tariff_config_version` shows a write by another process sharing the database (checked at most
- * once a second), never reloaded per request.
+ * once a second), never reloaded per request. A load reads everything in one read-only
+ * transaction, so a snapshot is one whole configuration, the one of its revision.
  */
 import type { Database } from '../../database/connection.js';
+import { inReadSnapshot, readRevision } from '../../database/transaction.js';
 import type { ModuleSet } from '../contract/module-set.js';
 import type { RatingModule } from '../contract/rating-module.js';
 import { ModuleStateRepository } from '../module-states/repository.js';
@@ -114,17 +116,32 @@ export class RatingSnapshotCache {
     return promise;
   }
 
+  /** The configuration's revision, read on its own (is the snapshot still current?). */
   private async version(): Promise<string> {
-    const row = await this.database.db.selectFrom('tariff_config_version').select('version').where('name', '=', 'rating').executeTakeFirst();
-    return String(row?.version ?? '0');
+    return String(await readRevision(this.database.db));
   }
 
-  /** Reads a snapshot; keeps it only if no local write or invalidation happened meanwhile. */
+  /**
+   * Reads a snapshot; keeps it only if no local write or invalidation happened meanwhile.
+   *
+   * fix (issue 24): the revision, the module states and each module's rules are read in one
+   * read-only transaction (`inReadSnapshot`: one consistent state of the database), the revision
+   * first. Read by separate statements on separate pooled connections, a load that overlapped a
+   * price-list apply of another process could keep its mappings from before the apply and its
+   * thresholds from after it, and price quotes under no configuration ever applied.
+   */
   private async load(localWrites: number, generation: number): Promise<Loaded> {
-    const version = await this.version();
     this.reloads += 1;
     const registered = this.modules.all;
-    const [states, ...rules] = await Promise.all([this.states.list(), ...registered.map((module) => module.loadRules(this.database))]);
+    const { version, states, rules } = await inReadSnapshot(this.database, async (snapshot) => {
+      const revision = String(await readRevision(snapshot));
+      // One connection: its statements run one after the other, whatever the promises say.
+      const [moduleStates, ...moduleRules] = await Promise.all([
+        this.states.listIn(snapshot),
+        ...registered.map((module) => module.loadRules(this.database, snapshot)),
+      ]);
+      return { version: revision, states: moduleStates, rules: moduleRules };
+    });
     const rulesByName = new Map(registered.map((module, index) => [module.name, { module, rules: rules[index] }]));
     const order = ratingOrder(states).map((state) => rulesByName.get(state.name) as LoadedModule);
     const loaded = { snapshot: { states, ratingOrder: order }, version, localWrites, generation, loadedAt: performance.now() };

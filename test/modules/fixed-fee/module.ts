@@ -25,7 +25,7 @@ export const fixedFeeModule: RatingModule<Map<string, Exact>> = {
   migrations: FIXED_FEE_MIGRATIONS,
   routes: fixedFeeRoutes,
   changeKinds: ['fee'],
-  loadRules: (database) => new FeeRepository(database).loadFees(),
+  loadRules: (database, snapshot) => new FeeRepository(database).loadFees(snapshot),
   price(fees, dataframe) {
     for (const [service, points] of dataframe.services) {
       const fee = fees.get(service);

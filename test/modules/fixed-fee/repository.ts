@@ -1,7 +1,7 @@
 /** SQL for fixed fees; writes are configuration writes (they bump the configuration version). */
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../src/database/connection.js';
-import { inWriteTransaction } from '../../../src/database/transaction.js';
+import { inWriteTransaction, type Transaction } from '../../../src/database/transaction.js';
 import type { ChangeJournal } from '../../../src/database/change-journal.js';
 import { ConflictError, NotFoundError } from '../../../src/kernel/errors.js';
 import { Exact } from '../../../src/rating/common/exact.js';
@@ -19,9 +19,9 @@ export interface Fee {
 export class FeeRepository {
   constructor(private readonly database: Database) {}
 
-  /** Every fee, in creation order. */
-  list(): Promise<Fee[]> {
-    return feeTables(this.database.db).selectFrom('fixed_fee_fees').select(['fee_id', 'service', 'fee']).orderBy('id').execute();
+  /** Every fee, in creation order; read through `db` (the database's pool by default, or a transaction). */
+  list(db: Transaction = this.database.db): Promise<Fee[]> {
+    return feeTables(db).selectFrom('fixed_fee_fees').select(['fee_id', 'service', 'fee']).orderBy('id').execute();
   }
 
   /** Creates a fee, recorded in the audit trail's `journal` (kind `fee`). @throws ConflictError when the service has a fee. */
@@ -47,8 +47,8 @@ export class FeeRepository {
     });
   }
 
-  /** Every fee by service name, for the rating snapshot. */
-  async loadFees(): Promise<Map<string, Exact>> {
-    return new Map((await this.list()).map((row) => [row.service, Exact.from(row.fee)]));
+  /** Every fee by service name, for the rating snapshot, read in its transaction (`RatingModule.loadRules`). */
+  async loadFees(snapshot: Transaction): Promise<Map<string, Exact>> {
+    return new Map((await this.list(snapshot)).map((row) => [row.service, Exact.from(row.fee)]));
   }
 }
