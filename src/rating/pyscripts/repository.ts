@@ -11,7 +11,7 @@ import type { ChangeJournal } from '../../database/change-journal.js';
 import { scriptTables, type PyscriptsDb } from './tables.js';
 import { matchesDescription, ruleFilterConditions, type RuleFilters } from '../common/rule-filters.js';
 import { compareCodePoints } from '../common/text.js';
-import { keepEndedVersion, ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
+import { checkStorableValidity, keepEndedVersion, ruleColumnChanges, softDeleteRule, type Audit } from '../common/rule-storage.js';
 import { validityOf, type RunningRuleUpdates } from '../common/versioning.js';
 import { noSuchScript } from './errors.js';
 import { findScriptConflict, planScriptUpdate, scriptChecksum, type ScriptDraft, type ScriptVersion } from './validation.js';
@@ -174,6 +174,7 @@ export class ScriptRepository {
    * @throws ConflictError when a live script with the name has an intersecting validity interval.
    */
   create(draft: ScriptDraft, audit: Audit, journal: ChangeJournal): Promise<Required<Script>> {
+    checkStorableValidity(draft, this.database.storedDateTimes);
     return inWriteTransaction(this.database, journal, async (tariffTransaction, serialize) => {
       const transaction = scriptTables(tariffTransaction);
       await serialize();
@@ -188,8 +189,8 @@ export class ScriptRepository {
           data: deflateSync(Buffer.from(draft.data, 'utf8')),
           checksum: scriptChecksum(draft.data),
           description: draft.description,
-          start: this.database.storedDateTimes.toStorage(draft.start),
-          end: draft.end === null ? null : this.database.storedDateTimes.toStorage(draft.end),
+          start: this.database.storedDateTimes.toStorage(draft.start, 'start'),
+          end: draft.end === null ? null : this.database.storedDateTimes.toStorage(draft.end, 'end'),
           created_at: this.database.storedDateTimes.toStorage(audit.now),
           created_by: audit.actor,
         })
@@ -220,6 +221,7 @@ export class ScriptRepository {
       await serialize();
       const stored = await this.getLive(transaction, uuid);
       const { changes, result, intervalChanged, outcome } = planScriptUpdate(stored, body, audit.now, this.runningRuleUpdates);
+      const ruleColumns = ruleColumnChanges(changes, audit, this.database.storedDateTimes);
       // As on create: a changed source is checked before the name conflict.
       if (changes.data !== undefined) await checkSource(result.name, result.data);
       if (intervalChanged) {
@@ -231,7 +233,7 @@ export class ScriptRepository {
         .updateTable('pyscripts_scripts')
         .set({
           ...(changes.data !== undefined ? { data: deflateSync(Buffer.from(result.data, 'utf8')), checksum: result.checksum } : {}),
-          ...ruleColumnChanges(changes, audit, this.database.storedDateTimes),
+          ...ruleColumns,
         })
         .where('script_id', '=', uuid)
         .execute();
