@@ -357,9 +357,14 @@ describe('text at the width of its column', () => {
   );
 
   /** A price-list document with one text of the run in the attribute under test, and where the refusal's problem is. */
-  const documents: { what: string; width: number; path: string; document: (text: string) => Record<string, unknown> }[] = [
-    { what: 'service name', width: COLUMN_WIDTH.name, path: 'services', document: (name) => ({ services: { [name]: {} } }) },
-    { what: 'field name', width: COLUMN_WIDTH.name, path: 'fields', document: (name) => ({ services: { widths: { fields: { [name]: {} } } } }) },
+  const documents: { what: string; width: number; path: string | ((text: string) => string); document: (text: string) => Record<string, unknown> }[] = [
+    { what: 'service name', width: COLUMN_WIDTH.name, path: (name) => `services[${name}]`, document: (name) => ({ services: { [name]: {} } }) },
+    {
+      what: 'field name',
+      width: COLUMN_WIDTH.name,
+      path: (name) => `services[widths].fields[${name}]`,
+      document: (name) => ({ services: { widths: { fields: { [name]: {} } } } }),
+    },
     { what: 'group name', width: COLUMN_WIDTH.name, path: 'groups', document: (name) => ({ groups: [name] }) },
     {
       what: 'mapping value',
@@ -400,7 +405,8 @@ describe('text at the width of its column', () => {
             expect(response.status, response.text.slice(0, 600)).toBe(200);
             expect(JSON.stringify((await t.get(PRICE_LIST)).body)).toContain(JSON.stringify(text));
           } else {
-            expectRefused(response, target.path);
+            expectRefused(response, typeof target.path === 'string' ? target.path : target.path(text));
+            expect(response.body.problems.map((problem: { message: string }) => problem.message).join(' ')).toContain(`more than ${target.width} characters`);
           }
         },
       ),

@@ -67,6 +67,8 @@ function typeNames(type: unknown): string {
 /** One Ajv error as a problem: its path in the document and a short message. */
 function problemOf(error: ErrorObject, value: unknown): { path: DocumentPath; message: string } {
   const path = pathOf(error.instancePath, value);
+  // A name's own fault (too long, too short): at the name, with the limit (fix, issue 24: `services`, without the name).
+  if (error.propertyName !== undefined) return { path: [...path, error.propertyName], message: `name ${error.message ?? 'is not valid'}` };
   switch (error.keyword) {
     case 'additionalProperties':
       return { path: [...path, String(error.params.additionalProperty)], message: 'unknown key' };
@@ -108,7 +110,10 @@ export class PriceListSchema {
   check(value: unknown, problems: PriceListProblems): unknown {
     if (this.validate(value)) return value;
     const errors = this.validate.errors ?? [];
+    // A name's own fault says more than the `propertyNames` error Ajv adds after it.
+    const namedFaults = new Set(errors.flatMap((error) => (error.propertyName !== undefined ? [`${error.instancePath}/${error.propertyName}`] : [])));
     for (const error of errors) {
+      if (error.keyword === 'propertyNames' && namedFaults.has(`${error.instancePath}/${String(error.params.propertyName)}`)) continue;
       const { path, message } = problemOf(error, value);
       problems.add(path, message);
     }
