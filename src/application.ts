@@ -68,7 +68,13 @@ export function buildTariffApp({ config, database, modules, logger, loggerInstan
     maxDecimalExponent: config.maxDecimalExponent,
     quoteBudgets: { processBytes: config.quoteBytesInFlight, tenantBytes: config.quoteTenantBytes },
     quoteAnswerLimits: { growth: config.quoteAnswerGrowth, limitBytes: config.quoteAnswerLimitBytes },
-    priceListLimits: { maxAliases: config.priceListMaxAliases, maxDepth: config.jsonMaxDepth, maxProblems: config.priceListMaxProblems },
+    priceListLimits: {
+      maxAliases: config.priceListMaxAliases,
+      maxDepth: config.jsonMaxDepth,
+      maxProblems: config.priceListMaxProblems,
+      reads: config.priceListReads,
+      bulkCollectionIntervalMs: config.bulkCollectionIntervalMs,
+    },
     changesMaxLimit: config.changesMaxLimit,
     runningRuleUpdates: config.runningRuleUpdates,
   });

@@ -119,6 +119,16 @@ export interface TariffConfig {
   priceListMaxAliases: number;
   /** Problems listed when a price list is refused (`TARIFF_PRICE_LIST_MAX_PROBLEMS`, default 1000; the rest are counted). */
   priceListMaxProblems: number;
+  /**
+   * Price lists one process reads (parses and checks, off the event loop) at once; past it an
+   * apply is refused with 503 and `Retry-After` (`TARIFF_PRICE_LIST_READS`, default 2).
+   */
+  priceListReads: number;
+  /**
+   * Least milliseconds between two full garbage collections after bulk price-list work (an export
+   * or apply of 100 KB or more, done and answered) (`TARIFF_BULK_COLLECTION_INTERVAL`, seconds, default 10).
+   */
+  bulkCollectionIntervalMs: number;
   /** The largest page of `GET /v2/rating/changes`, the audit trail (`TARIFF_CHANGES_MAX_LIMIT`, default 1000). */
   changesMaxLimit: number;
   /**
@@ -218,12 +228,12 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  */
 export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
   (
-    'AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB CHANGES_MAX_LIMIT CLOUDKITTY_API_URL CLOUDKITTY_BODY_LIMIT_MB CLOUDKITTY_CONNECT_TIMEOUT ' +
+    'AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB BULK_COLLECTION_INTERVAL CHANGES_MAX_LIMIT CLOUDKITTY_API_URL CLOUDKITTY_BODY_LIMIT_MB CLOUDKITTY_CONNECT_TIMEOUT ' +
     'CLOUDKITTY_CONNECTIONS CLOUDKITTY_TIMEOUT CLOUDKITTY_TIMEZONE DATABASE_URL DB_POOL_SIZE DB_START_TIMEOUT DB_TIMEOUT ' +
     'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST JSON_MAX_DEPTH ' +
     'KEYSTONE_AUTH_URL KEYSTONE_PASSWORD KEYSTONE_PROJECT_DOMAIN_ID KEYSTONE_PROJECT_DOMAIN_NAME KEYSTONE_PROJECT_NAME KEYSTONE_TIMEOUT ' +
     'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_LEVEL METRICS ' +
-    'METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS ' +
+    'METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS PRICE_LIST_READS ' +
     'QUOTE_ANSWER_GROWTH QUOTE_ANSWER_LIMIT_MB QUOTE_BODY_LIMIT_MB QUOTE_BYTES_IN_FLIGHT_MB QUOTE_TENANT_BYTES_MB ' +
     'RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
     'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT TOKEN_CACHE_TIME'
@@ -280,6 +290,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
     jsonMaxDepth: positiveInteger(environment, 'TARIFF_JSON_MAX_DEPTH', 32),
     priceListMaxAliases: nonNegativeInteger(environment, 'TARIFF_PRICE_LIST_MAX_ALIASES', 100),
     priceListMaxProblems: positiveInteger(environment, 'TARIFF_PRICE_LIST_MAX_PROBLEMS', 1000),
+    priceListReads: positiveInteger(environment, 'TARIFF_PRICE_LIST_READS', 2),
+    bulkCollectionIntervalMs: positiveNumber(environment, 'TARIFF_BULK_COLLECTION_INTERVAL', 10) * 1000,
     changesMaxLimit: positiveInteger(environment, 'TARIFF_CHANGES_MAX_LIMIT', 1000),
     runningRuleUpdates: runningRuleUpdates(environment),
     maxDecimalExponent: positiveInteger(environment, 'TARIFF_DECIMAL_MAX_EXPONENT', 100),

@@ -49,6 +49,10 @@ export interface PriceListDiff {
 export interface PriceListLimits extends DocumentTextLimits {
   /** Problems listed in a refusal (`TARIFF_PRICE_LIST_MAX_PROBLEMS`). */
   maxProblems: number;
+  /** Documents read at once per process (`TARIFF_PRICE_LIST_READS`); past it, 503. */
+  reads: number;
+  /** Least milliseconds between two collections after bulk work (`TARIFF_BULK_COLLECTION_INTERVAL`; routes.ts). */
+  bulkCollectionIntervalMs: number;
 }
 
 interface ModuleWithSection {
@@ -85,7 +89,8 @@ export class PriceList {
   constructor(
     private readonly database: Database,
     private readonly modules: ModuleSet,
-    private readonly limits: PriceListLimits,
+    /** The limits of reading documents, and of the work after them. */
+    readonly limits: PriceListLimits,
   ) {
     this.schema = new PriceListSchema(modules);
     this.sections = modules.all.flatMap((module) => (module.priceList ? [{ module, section: module.priceList }] : []));

@@ -11,7 +11,7 @@ import { faultResponses, faultSchema } from '../../http/fault-schema.js';
 import { actingUser, requestTime } from '../../http/request.js';
 import { changeJournal } from '../../http/change-journal.js';
 import { BadRequestError, invalidInput } from '../../kernel/errors.js';
-import { BULK_BYTES, collectGarbageSoon } from '../../kernel/memory.js';
+import { BulkCollector } from '../../kernel/memory.js';
 import { parseDateTime } from '../common/datetime.js';
 import { BooleanText, queryBoolean, QueryString } from '../common/schemas.js';
 import type { DocumentFormat } from './document-text.js';
@@ -84,11 +84,15 @@ function optionalDate(text: string | undefined, attribute: string): Date | undef
 
 /** The price-list routes, under `/v2/rating`. */
 export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> = async (app, { priceList, onChange, bodyLimit, hidden }) => {
-  // After a bulk export or apply has been answered, give its garbage back (kernel/memory.ts).
+  // After a bulk export or apply was done and answered, give its garbage back (kernel/memory.ts).
+  // fix, issue 24: not for what a request declares (a refused or header-only request did no work).
+  const collector = new BulkCollector(priceList.limits.bulkCollectionIntervalMs);
+  const bulkWork = new WeakMap<FastifyRequest, number>();
   app.addHook('onResponse', async (request, reply) => {
-    const size = Number(request.headers['content-length'] ?? 0) + Number(reply.getHeader('content-length') ?? 0);
-    if (size >= BULK_BYTES) collectGarbageSoon();
+    const bytes = bulkWork.get(request);
+    if (bytes !== undefined && reply.statusCode < 300) collector.afterBulkWork(bytes);
   });
+  app.addHook('onClose', async () => collector.close());
   app.get(
     '/price_list',
     {
@@ -103,8 +107,10 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
     async (request, reply) => {
       const at = optionalDate(request.query.at, 'at') ?? requestTime();
       const document = await priceList.export(at);
-      if (answerFormat(request) === 'yaml') return reply.type('application/yaml; charset=utf-8').send(jsYaml.dump(document, { lineWidth: -1, noRefs: true }));
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify(document, null, 2) + '\n');
+      const yaml = answerFormat(request) === 'yaml';
+      const text = yaml ? jsYaml.dump(document, { lineWidth: -1, noRefs: true }) : JSON.stringify(document, null, 2) + '\n';
+      bulkWork.set(request, text.length);
+      return reply.type(yaml ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8').send(text);
     },
   );
 
@@ -158,7 +164,9 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
       );
       if (!diff.dry_run && diff.changes.length > 0) onChange();
       // Ten thousand changes: plain JSON.stringify, no response schema to walk.
-      return reply.type('application/json; charset=utf-8').send(JSON.stringify(diff));
+      const answer = JSON.stringify(diff);
+      bulkWork.set(request, text.length + answer.length);
+      return reply.type('application/json; charset=utf-8').send(answer);
     },
   );
 };
