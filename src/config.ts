@@ -93,6 +93,21 @@ export interface TariffConfig {
    * (`TARIFF_LINGER_TIMEOUT`, seconds, default 5); then it is cut.
    */
   lingerTimeoutMs: number;
+  /**
+   * Milliseconds a whole request (line, headers and body) may take to arrive (`TARIFF_REQUEST_TIMEOUT`,
+   * seconds, default 300: a 32 MiB quote at 1 Mbit/s); its line and headers alone get at most 60 s
+   * of it. Past it: 408 with the fault body, and the connection closed (Node's `requestTimeout`,
+   * `headersTimeout`).
+   */
+  requestTimeoutMs: number;
+  /**
+   * Milliseconds a connection with a request under way may go without a byte either way
+   * (`TARIFF_STALL_TIMEOUT`, seconds, default 30): a body that stops coming is a 408 and the
+   * connection closed; an answer the client stops reading is cut (fix, issue 24).
+   */
+  stallTimeoutMs: number;
+  /** Milliseconds an idle keep-alive connection is kept open (`TARIFF_KEEP_ALIVE_TIMEOUT`, seconds, default 72: Fastify's). */
+  keepAliveTimeoutMs: number;
   /** Largest accepted quote body in bytes (`TARIFF_QUOTE_BODY_LIMIT_MB`, default 32 MiB). */
   quoteBodyLimitBytes: number;
   /**
@@ -230,13 +245,13 @@ export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
   (
     'AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB BULK_COLLECTION_INTERVAL CHANGES_MAX_LIMIT CLOUDKITTY_API_URL CLOUDKITTY_BODY_LIMIT_MB CLOUDKITTY_CONNECT_TIMEOUT ' +
     'CLOUDKITTY_CONNECTIONS CLOUDKITTY_TIMEOUT CLOUDKITTY_TIMEZONE DATABASE_URL DB_POOL_SIZE DB_START_TIMEOUT DB_TIMEOUT ' +
-    'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST JSON_MAX_DEPTH ' +
+    'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST JSON_MAX_DEPTH KEEP_ALIVE_TIMEOUT ' +
     'KEYSTONE_AUTH_URL KEYSTONE_PASSWORD KEYSTONE_PROJECT_DOMAIN_ID KEYSTONE_PROJECT_DOMAIN_NAME KEYSTONE_PROJECT_NAME KEYSTONE_TIMEOUT ' +
     'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_LEVEL METRICS ' +
     'METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS PRICE_LIST_READS ' +
     'QUOTE_ANSWER_GROWTH QUOTE_ANSWER_LIMIT_MB QUOTE_BODY_LIMIT_MB QUOTE_BYTES_IN_FLIGHT_MB QUOTE_TENANT_BYTES_MB ' +
-    'RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
-    'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT TOKEN_CACHE_TIME'
+    'REQUEST_TIMEOUT RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
+    'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT STALL_TIMEOUT TOKEN_CACHE_TIME'
   )
     .split(' ')
     .map((name) => `TARIFF_${name}`),
@@ -287,6 +302,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
     bodyDrainLimitBytes: Math.max(quoteBodyLimitBytes, bodyLimitBytes, cloudKitty.bodyLimitBytes, megabytes(environment, 'TARIFF_BODY_DRAIN_LIMIT_MB', 64)),
     headerLimitBytes: Math.round(positiveNumber(environment, 'TARIFF_HEADER_LIMIT_KB', 16) * 1024),
     lingerTimeoutMs: positiveNumber(environment, 'TARIFF_LINGER_TIMEOUT', 5) * 1000,
+    requestTimeoutMs: positiveNumber(environment, 'TARIFF_REQUEST_TIMEOUT', 300) * 1000,
+    stallTimeoutMs: positiveNumber(environment, 'TARIFF_STALL_TIMEOUT', 30) * 1000,
+    keepAliveTimeoutMs: positiveNumber(environment, 'TARIFF_KEEP_ALIVE_TIMEOUT', 72) * 1000,
     jsonMaxDepth: positiveInteger(environment, 'TARIFF_JSON_MAX_DEPTH', 32),
     priceListMaxAliases: nonNegativeInteger(environment, 'TARIFF_PRICE_LIST_MAX_ALIASES', 100),
     priceListMaxProblems: positiveInteger(environment, 'TARIFF_PRICE_LIST_MAX_PROBLEMS', 1000),

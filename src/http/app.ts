@@ -14,6 +14,7 @@ import { BadRequestError, TariffError } from '../kernel/errors.js';
 import { installFaultHandling, sendFault } from './faults.js';
 import { installBodyLimits } from './body-limit.js';
 import { clientErrorHandler } from './client-errors.js';
+import { connectionTimeouts, tariffServerFactory } from './http-server.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { keepNumberTextInPlace, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
 import { registerRootRoutes } from './root.js';
@@ -62,17 +63,19 @@ const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  *   `routes` throws.
  */
 export async function buildApp({ config, routes, logger, loggerInstance, keystoneClient, database, metrics }: AppDependencies): Promise<TariffApp> {
-  const app = Fastify({
+  const timeouts = connectionTimeouts(config);
+  const refusal = { drainBytes: config.bodyDrainLimitBytes, lingerMs: config.lingerTimeoutMs };
+  const app: FastifyInstance = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     // Each route's own limit is enforced by installBodyLimits; Fastify stops only past the hard cap.
     bodyLimit: config.bodyDrainLimitBytes,
-    http: { maxHeaderSize: config.headerLimitBytes },
+    // The HTTP server with the connection time-outs and Node's own refusals as faults (http-server.ts).
+    serverFactory: tariffServerFactory({ timeouts, headerBytes: config.headerLimitBytes, refusal, log: () => app.log, metrics }),
     // A request the HTTP parser refuses gets the fault body and a lingering close (client-errors.ts).
-    clientErrorHandler: clientErrorHandler({
-      headerBytes: config.headerLimitBytes,
-      drainBytes: config.bodyDrainLimitBytes,
-      lingerMs: config.lingerTimeoutMs,
-    }),
+    clientErrorHandler: clientErrorHandler(
+      { headerBytes: config.headerLimitBytes, requestMs: timeouts.requestMs, headersMs: timeouts.headersMs, ...refusal },
+      metrics,
+    ),
     // The drain on SIGTERM (server.ts): idle keep-alive connections are closed at once; a request
     // arriving on a busy one is still served, with `Connection: close`, rather than refused.
     forceCloseConnections: 'idle',

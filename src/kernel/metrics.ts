@@ -27,6 +27,16 @@ export type ForwardErrorKind = 'unreachable' | 'timeout' | 'connection_lost' | '
 const FORWARD_ERROR_KINDS: readonly ForwardErrorKind[] = ['unreachable', 'timeout', 'connection_lost', 'answer_cut'];
 
 /**
+ * Why a client's connection was cut (http/http-server.ts, client-errors.ts): `read_stall` (its
+ * request stopped coming for `TARIFF_STALL_TIMEOUT`: a 408), `request_timeout` (its request took
+ * longer than `TARIFF_REQUEST_TIMEOUT`: a 408), `write_stall` (it read nothing of its answer for
+ * `TARIFF_STALL_TIMEOUT`: the answer was dropped).
+ */
+export type ConnectionCutReason = 'read_stall' | 'request_timeout' | 'write_stall';
+
+const CONNECTION_CUT_REASONS: readonly ConnectionCutReason[] = ['read_stall', 'request_timeout', 'write_stall'];
+
+/**
  * Why a quote was refused: `process` or `tenant` (503: its body would have passed the bytes in
  * flight of the process or of its tenant), `answer_size` (413: its answer would have passed its bound).
  */
@@ -110,6 +120,12 @@ export class TariffMetrics {
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
+  private readonly connectionsCut = new Counter({
+    name: 'tariff_connections_cut_total',
+    help: 'Client connections cut, by reason: read_stall (the request stopped coming, 408), request_timeout (the request took too long, 408), write_stall (the client read nothing of its answer).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   private readonly quotePoints = new Counter({
     name: 'tariff_quote_points_total',
     help: 'Dataframe points priced by quotes (v1 resources and v2 points).',
@@ -159,6 +175,7 @@ export class TariffMetrics {
       .labels(TARIFF_VERSION, process.version)
       .set(1);
     for (const kind of FORWARD_ERROR_KINDS) this.forwardErrors.labels(kind).inc(0);
+    for (const reason of CONNECTION_CUT_REASONS) this.connectionsCut.labels(reason).inc(0);
     for (const reason of QUOTE_REFUSAL_REASONS) this.quoteRefusals.labels(reason).inc(0);
     this.gauge('tariff_database_pool_connections_in_use', 'Database connections lent to a query or a transaction.', () => this.poolSource?.().inUse);
     this.gauge('tariff_database_pool_connections_idle', 'Database connections open and free.', () => this.poolSource?.().idle);
@@ -212,6 +229,11 @@ export class TariffMetrics {
   /** Counts one request forwarded to CloudKitty's API that failed, by {@link ForwardErrorKind}. */
   forwardError(kind: ForwardErrorKind): void {
     this.forwardErrors.labels(kind).inc();
+  }
+
+  /** Counts one client connection cut, by {@link ConnectionCutReason}. */
+  connectionCut(reason: ConnectionCutReason): void {
+    this.connectionsCut.labels(reason).inc();
   }
 
   /** Counts one priced quote: its points (v1 resources, v2 points) and its duration in seconds. */
