@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, P, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
 import { fingerprintChanges, openFingerprinter, type DatabaseFingerprinter } from '../helpers/database-fingerprint.js';
 import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../src/rating/common/column-widths.js';
+import { COST_COLUMN, LEVEL_COLUMN, type DecimalColumn } from '../../src/rating/common/decimal.js';
 
 const SEED = 24_013;
 const PRICE_LIST = '/v2/rating/price_list';
@@ -430,6 +431,50 @@ describe('text at the width of its column', () => {
         }
       }),
       { seed: SEED, numRuns: 10 },
+    );
+  });
+
+  /**
+   * A decimal of `integerDigits` (a nonzero first one) and up to `scale` fraction digits, negative
+   * or not: nothing to round, so the value the column holds is the text itself, padded.
+   */
+  function decimalText(column: DecimalColumn) {
+    const widest = column.precision - column.scale;
+    return fc
+      .record({
+        integerDigits: fc.integer({ min: widest - 1, max: widest + 1 }),
+        fraction: fc.stringMatching(new RegExp(`^[0-9]{0,${column.scale}}$`)),
+        digits: fc.stringMatching(/^[1-9][0-9]{14}$/),
+        negative: fc.boolean(),
+      })
+      .map(({ integerDigits, fraction, digits, negative }) => {
+        const integer = digits.slice(0, integerDigits);
+        const text = `${negative ? '-' : ''}${integer}${fraction === '' ? '' : `.${fraction}`}`;
+        const fixed = `${negative ? '-' : ''}${integer}.${fraction.padEnd(column.scale, '0')}`;
+        return { text, fixed, fits: integerDigits <= widest && (column.signed || !negative) };
+      });
+  }
+
+  it('decimals at and past their columns (cost NUMERIC(40,28), level NUMERIC(20,8)), v1 and price list alike', async () => {
+    await fc.assert(
+      fc.asyncProperty(decimalText(LEVEL_COLUMN), decimalText(COST_COLUMN), fc.boolean(), async (level, cost, viaPriceList) => {
+        const tenant = `decimals-${(run += 1)}`;
+        const response = await unchangedWhenRefused(fingerprints, () =>
+          viaPriceList
+            ? t.post(PRICE_LIST, JSON.stringify({ services: { widths: { thresholds: [{ level: level.text, cost: cost.text, tenant_id: tenant }] } } }), {
+                'content-type': 'application/json',
+              })
+            : t.post(`${H}/thresholds`, { service_id: serviceId, level: level.text, cost: cost.text, tenant_id: tenant }),
+        );
+        if (level.fits && cost.fits) {
+          expect(response.status, response.text.slice(0, 600)).toBeLessThan(300);
+          const thresholds = (await t.get(`${H}/thresholds?service_id=${serviceId}&tenant_id=${tenant}&filter_tenant=true`)).body.thresholds;
+          expect(thresholds.map((threshold: { level: string; cost: string }) => [threshold.level, threshold.cost])).toEqual([[level.fixed, cost.fixed]]);
+        } else {
+          expectRefused(response, level.fits ? 'cost' : 'level');
+        }
+      }),
+      { seed: SEED, numRuns: 16 },
     );
   });
 });
