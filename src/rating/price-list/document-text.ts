@@ -38,6 +38,12 @@ export interface ParsedDocument {
   numberText: (path: DocumentPath) => string | undefined;
   /** Where `path` (or its nearest ancestor found) is in the text. */
   locate: (path: DocumentPath) => TextPosition | undefined;
+  /**
+   * The number texts that the numbers do not tell (`0.10`, `1e3`, `2.0`: not what `String` of
+   * their value gives), by path: what a document read in a worker thread sends back beside its
+   * values (reading.ts), where {@link withNumberTexts} keys them again.
+   */
+  readonly lossyNumberTexts: readonly (readonly [DocumentPath, string])[];
 }
 
 /** The body formats: JSON or YAML. */
@@ -157,6 +163,8 @@ function lineStarts(text: string): number[] {
 class PlainValues {
   /** Number texts by holding object or array, then member name or index. */
   private readonly texts = new WeakMap<object, Map<string | number, string>>();
+  /** The texts their numbers do not tell, by path (the first path of a shared object). */
+  readonly lossyTexts: [DocumentPath, string][] = [];
   private readonly seen = new Set<object>();
   private readonly open = new Set<object>();
   private aliases = 0;
@@ -224,8 +232,10 @@ class PlainValues {
         if (numberWithText(child)) {
           let texts = this.texts.get(node);
           if (!texts) this.texts.set(node, (texts = new Map<string | number, string>()));
-          texts.set(key, sourceText(child));
+          const text = sourceText(child);
+          texts.set(key, text);
           members[key] = plainScalar(child);
+          if (String(members[key]) !== text) this.lossyTexts.push([[...path, key], text]);
         } else if (child instanceof YamlScalar) {
           members[key] = child.value;
         } else if (child !== null && typeof child === 'object') {
@@ -352,5 +362,41 @@ export function readDocumentText(text: string, format: DocumentFormat, limits: D
   const plain = new PlainValues(limits, problems, format === 'yaml');
   const root = raw === undefined ? undefined : raw instanceof YamlScalar || isLosslessNumber(raw) ? plainScalar(raw) : plain.convert(raw, []);
   plain.checkRepetition();
-  return { value: root, numberText: (path) => plain.numberText(root, path), locate: positionsIn(text) };
+  return { value: root, numberText: (path) => plain.numberText(root, path), locate: positionsIn(text), lossyNumberTexts: plain.lossyTexts };
+}
+
+/**
+ * `numberText` for a document's values received from another thread (the same shape, shared
+ * objects still shared): the lossy texts keyed again by their holder, so that every path to a
+ * shared object finds them; a number without one is its `String`.
+ */
+export function withNumberTexts(value: unknown, lossyTexts: readonly (readonly [DocumentPath, string])[]): (path: DocumentPath) => string | undefined {
+  const texts = new WeakMap<object, Map<string | number, string>>();
+  const holderOf = (path: DocumentPath): unknown => {
+    let holder = value;
+    for (let index = 0; index < path.length - 1; index += 1) {
+      if (holder === null || typeof holder !== 'object') return undefined;
+      holder = (holder as Record<string | number, unknown>)[path[index]];
+    }
+    return holder;
+  };
+  for (const [path, text] of lossyTexts) {
+    const holder = holderOf(path);
+    if (holder === null || typeof holder !== 'object') continue;
+    let members = texts.get(holder);
+    if (!members) texts.set(holder, (members = new Map<string | number, string>()));
+    members.set(path[path.length - 1], text);
+  }
+  return (path) => {
+    const holder = holderOf(path);
+    if (holder === null || typeof holder !== 'object') return undefined;
+    const member = (holder as Record<string | number, unknown>)[path[path.length - 1]];
+    return texts.get(holder)?.get(path[path.length - 1]) ?? (typeof member === 'number' ? String(member) : undefined);
+  };
+}
+
+/** Where each of `paths` is in the text (YAML, or JSON read as YAML), for a refusal. */
+export function locateAll(text: string, paths: readonly DocumentPath[]): (TextPosition | undefined)[] {
+  const locate = positionsIn(text);
+  return paths.map((path) => locate(path));
 }

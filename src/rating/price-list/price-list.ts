@@ -6,7 +6,6 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../../database/connection.js';
-import { checkInputText } from '../../http/input-text.js';
 import { inReadSnapshot, inWriteTransaction, readRevision, type Transaction } from '../../database/transaction.js';
 import type { ChangeJournal } from '../../database/change-journal.js';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
@@ -16,9 +15,10 @@ import type { ModuleSet } from '../contract/module-set.js';
 import type { DocumentPath, PlanContext, PriceListChange, PriceListSection, SectionPlan } from '../contract/price-list-section.js';
 import type { RatingModule } from '../contract/rating-module.js';
 import { ModuleStateRepository } from '../module-states/repository.js';
-import { readDocumentText, type DocumentFormat, type DocumentTextLimits, type ParsedDocument } from './document-text.js';
+import { withNumberTexts, type DocumentFormat, type DocumentTextLimits } from './document-text.js';
 import { planModuleStates, type ModuleStatesPlan } from './module-states.js';
-import { PriceListProblems } from './problems.js';
+import { InvalidPriceListError, PriceListProblems } from './problems.js';
+import { DocumentReading } from './reading.js';
 import { PriceListSchema } from './schema.js';
 
 /** What an apply is asked to do. */
@@ -66,6 +66,13 @@ interface ReadDocument {
   modules: Record<string, { enabled?: boolean; priority?: number }>;
 }
 
+/** A document's values as the worker read them (the schema's faults left out), with its number texts and text. */
+interface ReadText {
+  readonly value: unknown;
+  numberText: (path: DocumentPath) => string | undefined;
+  readonly text: string;
+}
+
 /** Thrown inside an apply's transaction that changes nothing, to roll back the revision's increment. */
 class NothingToApply extends Error {
   constructor(readonly diff: PriceListDiff) {
@@ -85,6 +92,7 @@ export class PriceList {
   readonly schema: PriceListSchema;
   private readonly sections: ModuleWithSection[];
   private readonly states: ModuleStateRepository;
+  private readonly reading: DocumentReading;
 
   constructor(
     private readonly database: Database,
@@ -95,6 +103,7 @@ export class PriceList {
     this.schema = new PriceListSchema(modules);
     this.sections = modules.all.flatMap((module) => (module.priceList ? [{ module, section: module.priceList }] : []));
     this.states = new ModuleStateRepository(database, modules);
+    this.reading = new DocumentReading(limits.reads);
   }
 
   /**
@@ -136,13 +145,15 @@ export class PriceList {
         `effective_at is in the past: effective_at=[${formatMessageDateTime(effectiveAt)}] current time=[${formatMessageDateTime(audit.now)}]. A price list changes rules from now on.`,
       );
     }
+    // Read and checked off the event loop (reading.ts): text, every body's rules, the schema.
+    const checked = await this.reading.check({ text, format, limits: this.limits, schema: this.schema.schema });
+    if (checked.kind === 'refused') throw new InvalidPriceListError(checked.problems, checked.omitted);
+    if (checked.kind === 'fault') throw new BadRequestError(checked.message);
     const problems = new PriceListProblems(this.limits.maxProblems);
-    const parsed = readDocumentText(text, format, this.limits, problems);
-    problems.throwIfAny(parsed.locate);
-    // As every body: no NUL, no lone surrogate (a JSON `\ud800` escape), no `__proto__` key.
-    checkInputText(parsed.value, 'body', this.limits.maxDepth);
+    problems.addRecorded(checked.problems);
+    const parsed: ReadText = { value: checked.value, numberText: withNumberTexts(checked.value, checked.lossyNumberTexts), text };
     const document = await this.read(parsed, problems);
-    problems.throwIfAny(parsed.locate);
+    await this.throwIfAny(problems, parsed);
     const context: PlanContext = {
       effectiveAt,
       now: audit.now,
@@ -189,9 +200,15 @@ export class PriceList {
     }
   }
 
-  /** The document's structure (schema), then each section's own checks. */
-  private async read(parsed: ParsedDocument, problems: PriceListProblems): Promise<ReadDocument> {
-    const checked = this.schema.check(parsed.value, problems);
+  /** Throws the refusal listing every problem, when there is one, their positions found off the event loop. */
+  private async throwIfAny(problems: PriceListProblems, parsed: ReadText): Promise<void> {
+    if (!problems.any) return;
+    problems.throwIfAny(await this.reading.locate(parsed.text, problems.unlocated));
+  }
+
+  /** Each section's own checks of the values the schema let through. */
+  private async read(parsed: ReadText, problems: PriceListProblems): Promise<ReadDocument> {
+    const checked = parsed.value;
     if (checked === undefined) return { sections: [], modules: {} };
     const members = checked as Record<string, unknown>;
     const modules = (members.modules ?? {}) as ReadDocument['modules'];
@@ -208,11 +225,11 @@ export class PriceList {
     return { sections, modules };
   }
 
-  private async plan(db: Transaction, document: ReadDocument, context: PlanContext, parsed: ParsedDocument, problems: PriceListProblems) {
+  private async plan(db: Transaction, document: ReadDocument, context: PlanContext, parsed: ReadText, problems: PriceListProblems) {
     const sections: SectionPlan[] = [];
     for (const { entry, section } of document.sections) sections.push(await entry.section.planSection(db, section, context));
     const states: ModuleStatesPlan = planModuleStates(await this.states.listIn(db), document.modules);
-    problems.throwIfAny(parsed.locate);
+    await this.throwIfAny(problems, parsed);
     const changes = [...states.changes, ...sections.flatMap((plan) => plan.changes)];
     const unversioned = [...states.unversioned, ...sections.flatMap((plan) => plan.unversioned)];
     return { sections, states, changes, unversioned };

@@ -43,7 +43,8 @@ export function formatDocumentPath(path: DocumentPath): string {
 export class InvalidPriceListError extends TariffError {
   constructor(
     readonly problems: readonly PriceListProblem[],
-    omitted: number,
+    /** Problems past `TARIFF_PRICE_LIST_MAX_PROBLEMS`, only counted. */
+    readonly omitted: number,
   ) {
     const lines = problems.map(
       (problem) => `${problem.path}${problem.line !== undefined ? ` (line ${problem.line}, column ${problem.column})` : ''}: ${problem.message}`,
@@ -53,9 +54,16 @@ export class InvalidPriceListError extends TariffError {
   }
 }
 
+/** A problem as recorded, before its position is found. */
+export interface RecordedProblem {
+  path: DocumentPath;
+  message: string;
+  position?: TextPosition;
+}
+
 /** Collects problems up to a limit; the rest are counted. */
 export class PriceListProblems {
-  private readonly found: { path: DocumentPath; message: string; position?: TextPosition }[] = [];
+  private readonly found: RecordedProblem[] = [];
   private omitted = 0;
 
   /** @param limit - most problems listed (`TARIFF_PRICE_LIST_MAX_PROBLEMS`). */
@@ -65,6 +73,22 @@ export class PriceListProblems {
   add(path: DocumentPath, message: string, position?: TextPosition): void {
     if (this.found.length >= this.limit) this.omitted += 1;
     else this.found.push({ path: [...path], message, position });
+  }
+
+  /** The problems recorded, and the count of those past the limit: what another thread sends back (reading.ts). */
+  get recorded(): { found: readonly RecordedProblem[]; omitted: number } {
+    return { found: this.found, omitted: this.omitted };
+  }
+
+  /** Adds what {@link recorded} gave in another thread. */
+  addRecorded({ found, omitted }: { found: readonly RecordedProblem[]; omitted: number }): void {
+    for (const { path, message, position } of found) this.add(path, message, position);
+    this.omitted += omitted;
+  }
+
+  /** The paths of the problems listed without a position (those a refusal must locate in the text). */
+  get unlocated(): DocumentPath[] {
+    return this.found.filter((problem) => problem.position === undefined && problem.path.length > 0).map((problem) => problem.path);
   }
 
   /** Whether the list is full: a problem added now is only counted (callers skip finding its position). */

@@ -93,8 +93,9 @@ export class PriceListSchema {
   readonly schema: TSchema;
   private readonly validate: ValidateFunction;
 
-  constructor(modules: ModuleSet) {
-    this.schema = priceListSchema(modules);
+  /** @param modules - the registered modules, or the schema they give (in a worker thread, reading.ts). */
+  constructor(modules: ModuleSet | TSchema) {
+    this.schema = 'all' in modules ? priceListSchema(modules) : modules;
     this.validate = new Ajv2020({ allErrors: true, strict: false }).compile(this.schema);
   }
 
