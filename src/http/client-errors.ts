@@ -111,17 +111,17 @@ function lingeringClose(socket: Socket, limits: RefusalLimits): void {
 /**
  * Calls `then` once every answer owed on `socket` has been sent: the one under way, and those of
  * requests pipelined behind it, which Node attaches to the socket in turn as each one finishes.
- * An answer whose request is still arriving (its body stalled or timed out) is owed nothing more:
- * it is given up.
+ * An answer whose request is still arriving (its body stalled or timed out), and `refused`, the
+ * answer of the request being refused, are owed nothing more: they are given up.
  */
-function afterAnswersOwed(socket: Socket, then: () => void): void {
+function afterAnswersOwed(socket: Socket, refused: ServerResponse | undefined, then: () => void): void {
   const response = responseUnderWay(socket);
-  if (!response || response.writableFinished || response.req?.complete !== true || socket.destroyed) return then();
+  if (!response || response === refused || response.writableFinished || response.req?.complete !== true || socket.destroyed) return then();
   const next = () => {
     response.off('finish', next);
     response.off('close', next);
     // Node's own 'finish' listener, registered first, has attached the next pipelined answer.
-    afterAnswersOwed(socket, then);
+    afterAnswersOwed(socket, refused, then);
   };
   response.on('finish', next);
   response.on('close', next);
@@ -133,17 +133,19 @@ function afterAnswersOwed(socket: Socket, then: () => void): void {
  * already owed on the connection are sent first (pipelined requests before the refused one), then
  * the fault, and the connection lingers (see {@link lingeringClose}). Only the first refusal of a
  * socket does anything. An answer already begun (headers sent) cannot be followed by another:
- * then the connection is only closed.
+ * then the connection is only closed. `refused`: the answer Node made for the refused request, if
+ * it parsed one (it is never sent: the fault takes its place).
  */
-export function refuseOnConnection(socket: Socket, status: number, message: string, limits: RefusalLimits): void {
+export function refuseOnConnection(socket: Socket, status: number, message: string, limits: RefusalLimits, refused?: ServerResponse): void {
   if (socket.destroyed || refusedSockets.has(socket)) return;
   refusedSockets.add(socket);
   dropWhatComes(socket, limits);
-  afterAnswersOwed(socket, () => {
+  afterAnswersOwed(socket, refused, () => {
     if (socket.destroyed) return;
     // An answer cut short (its request never arrived whole) has its headers on the wire or not: a
     // fault after half an answer would be read as its body.
-    const halfSent = responseUnderWay(socket)?.headersSent === true;
+    const underWay = responseUnderWay(socket);
+    const halfSent = underWay !== refused && underWay?.headersSent === true;
     if (socket.writable && !halfSent) socket.write(faultAnswer(status, message));
     lingeringClose(socket, limits);
   });

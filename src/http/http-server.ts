@@ -23,7 +23,6 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyServerFactoryHandler } from 'fastify';
 import type { TariffMetrics } from '../kernel/metrics.js';
-import { faultBody } from './faults.js';
 import { isRefused, refuseOnConnection, responseUnderWay, type RefusalLimits } from './client-errors.js';
 
 /** The time limits of a connection, in milliseconds. */
@@ -103,13 +102,15 @@ export function tariffServerFactory(options: HttpServerOptions): (handler: Fasti
   };
 }
 
-/** Answers a request Node parsed but Fastify must not see with the fault, closing the connection. */
+/**
+ * Answers a request Node parsed but Fastify must not see with the fault, in its place, closing the
+ * connection as a parser refusal does: after the answers owed before it, lingering so that a
+ * client still sending its body reads the fault rather than a reset.
+ */
 function refuseRequest(options: HttpServerOptions, response: ServerResponse, status: number, message: string): void {
-  options.log().info({ status, remoteAddress: response.socket?.remoteAddress }, `request refused before routing: ${message}`);
-  const body = JSON.stringify(faultBody(status, message));
-  response.shouldKeepAlive = false;
-  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
-  response.end(body);
+  const socket = response.req.socket;
+  options.log().info({ status, remoteAddress: socket.remoteAddress }, `request refused before routing: ${message}`);
+  refuseOnConnection(socket, status, message, options.refusal, response);
 }
 
 /**

@@ -4,6 +4,9 @@
  * and headers, each followed by a body written before reading, as a client does. Each gets the
  * fault (431 or 400) with `Connection: close`, never a reset, and the connection is closed; a
  * client still sending is cut after TARIFF_LINGER_TIMEOUT, or once past TARIFF_BODY_DRAIN_LIMIT_MB.
+ * Requests Node refuses itself before routing (no Host, a foreign Expect, CONNECT) get the same
+ * fault body (issue 24, finding 15); a malformed request pipelined behind a good one is refused
+ * only after the good one's answer (finding 11).
  */
 import { mkdtempSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -12,6 +15,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { H } from '../helpers/app.js';
 
 const HEADER_LIMIT_BYTES = 4 * 1024;
 const LINGER_SECONDS = 2;
@@ -84,8 +88,16 @@ function parseAnswer(answer: string): { status: number; headers: Record<string, 
 interface Refused {
   kind: string;
   head: string;
-  status: 400 | 431;
+  status: 400 | 405 | 417 | 431;
 }
+
+/** The faultstring each refusal status carries. */
+const FAULTSTRINGS: Record<Refused['status'], RegExp> = {
+  400: /^Malformed HTTP request: \S/,
+  405: /^Method not allowed: CONNECT is not served\.$/,
+  417: /^Expectation failed: only "Expect: 100-continue" is understood, got "[^"]+"\.$/,
+  431: /^Request line and headers are too large: at most 4096 bytes are accepted \(TARIFF_HEADER_LIMIT_KB\)\.$/,
+};
 
 const path = fc.constantFrom('/v1/rating/quote', '/v1/rating/module_config/hashmap/services', '/healthcheck', '/v2/rating/price_list');
 const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE');
@@ -123,6 +135,22 @@ const refused: fc.Arbitrary<Refused> = fc.oneof(
     head: `${verb} ${where} HTTP/1.1\r\nHost: tariff\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n`,
     status: 400 as const,
   })),
+  // Refused by Node's HTTP server itself after parsing (fix, issue 24: an empty 400 or 417, and a reset for CONNECT).
+  fc.tuple(method, path).map(([verb, where]) => ({
+    kind: 'no Host',
+    head: `${verb} ${where} HTTP/1.1\r\n`,
+    status: 400 as const,
+  })),
+  fc.tuple(method, path, fc.constantFrom('200-ok', 'something', 'gzip')).map(([verb, where, expectation]) => ({
+    kind: 'foreign Expect',
+    head: `${verb} ${where} HTTP/1.1\r\nHost: tariff\r\nExpect: ${expectation}\r\n`,
+    status: 417 as const,
+  })),
+  fc.constantFrom('tariff:443', '127.0.0.1:8889', 'example.com:80').map((authority) => ({
+    kind: 'CONNECT',
+    head: `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n`,
+    status: 405 as const,
+  })),
 );
 
 describe('requests the HTTP parser refuses', () => {
@@ -142,15 +170,11 @@ describe('requests the HTTP parser refuses', () => {
         expect(headers['content-type']).toBe('application/json; charset=utf-8');
         const fault = JSON.parse(text) as { faultcode: string; faultstring: string; debuginfo: null };
         expect(fault).toMatchObject({ faultcode: 'Client', debuginfo: null });
-        expect(fault.faultstring).toMatch(
-          request.status === 431
-            ? /^Request line and headers are too large: at most 4096 bytes are accepted \(TARIFF_HEADER_LIMIT_KB\)\.$/
-            : /^Malformed HTTP request: \S/,
-        );
+        expect(fault.faultstring).toMatch(FAULTSTRINGS[request.status]);
       }),
-      { numRuns: 60 },
+      { numRuns: 90 },
     );
-    expect([...seen].length).toBeGreaterThanOrEqual(5);
+    expect([...seen].length).toBeGreaterThanOrEqual(7);
     // The server is none the worse.
     expect((await fetch(`${server.url}/healthcheck`)).status).toBe(200);
   });
@@ -185,5 +209,48 @@ describe('requests the HTTP parser refuses', () => {
     expect(parseAnswer(answer).status).toBe(431);
     // 20 MiB in 160 chunks 20 ms apart take over 3 s; the cut comes after the first MiB, about 160 ms in.
     expect(closedAfterMs).toBeLessThan(LINGER_SECONDS * 1000);
+  });
+});
+
+/** The raw HTTP/1.1 answers one after another in `text` (each with `Content-Length`). */
+function splitAnswers(text: string): string[] {
+  const answers: string[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const headEnd = rest.indexOf('\r\n\r\n');
+    if (headEnd < 0) break;
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(rest.slice(0, headEnd))?.[1] ?? 0);
+    const end = headEnd + 4 + length;
+    answers.push(rest.slice(0, end));
+    rest = rest.slice(end);
+  }
+  if (rest.length > 0) answers.push(rest);
+  return answers;
+}
+
+describe('a request refused behind a good one on the same connection (issue 24, finding 11)', () => {
+  it('answers the good one first (its 201), then the fault, then closes', { timeout: 180_000 }, async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(refused, async (second) => {
+        run += 1;
+        const name = `pipelined-${run}-${Date.now()}`;
+        const body = JSON.stringify({ name });
+        const first = `POST ${H}/groups HTTP/1.1\r\nHost: tariff\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+        const lengthHeader = second.kind === 'length and chunked' ? '' : 'Content-Length: 0\r\n';
+        const { answer, error } = await exchange(first + `${second.head}${lengthHeader}\r\n`, Buffer.alloc(0));
+        expect(error, second.kind).toBeUndefined();
+        const answers = splitAnswers(answer);
+        expect(answers.length, `${second.kind}: ${answer.slice(0, 400)}`).toBe(2);
+        const created = parseAnswer(answers[0]);
+        expect(created.status, answers[0]).toBe(201);
+        expect(JSON.parse(created.body)).toMatchObject({ name });
+        const refusal = parseAnswer(answers[1]);
+        expect(refusal.status, answers[1]).toBe(second.status);
+        expect(refusal.headers.connection).toBe('close');
+        expect((JSON.parse(refusal.body) as { faultstring: string }).faultstring).toMatch(FAULTSTRINGS[second.status]);
+      }),
+      { numRuns: 30 },
+    );
   });
 });
