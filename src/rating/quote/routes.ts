@@ -105,8 +105,8 @@ function requestBytesOf(request: FastifyRequest, bodyLimit: number): number {
 /**
  * A `preParsing` hook (after authentication and the body limit's own): charges the quote to the
  * {@link QuoteAdmission} until its connection's answer is over, or refuses it with 503 before its
- * body is read (Node reads the rest of an unread body and drops it, the connection kept). A body
- * over the limit is not charged: it is read and dropped, then refused with 413.
+ * body is read (the body is then read and dropped, the connection kept). A body over the limit is
+ * not charged: it is read and dropped, then refused with 413.
  */
 function admissionHook(
   admission: QuoteAdmission,
@@ -121,6 +121,11 @@ function admissionHook(
       release = admission.admit(callerOf(request), bytes);
     } catch (error) {
       if (error instanceof QuoteBusyFault) metrics?.quoteRefused(error.reason);
+      // The body is already piped into the body limit's stream, so Node would not drop it: read
+      // and dropped here (up to the drain limit), the client reads the 503 and the connection
+      // serves its next request.
+      payload.on('error', () => undefined);
+      payload.resume();
       return done(error as Error);
     }
     reply.raw.once('close', release);
