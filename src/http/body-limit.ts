@@ -7,6 +7,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { TariffError } from '../kernel/errors.js';
+import { clientClosed } from './client-abort.js';
 
 /** Route config key: the route's own body limit in bytes, when it is not the default one. */
 export interface BodyLimitRouteConfig {
@@ -71,7 +72,8 @@ export function installBodyLimits(app: FastifyInstance, limits: BodyLimits): voi
     const limit = (request.routeOptions.config as BodyLimitRouteConfig | undefined)?.maxBodyBytes ?? limits.defaultBytes;
     if (declared > limits.drainBytes) return done(new BodyTooLargeError(limit));
     const limited = new LimitedBody(limit, Math.max(limit, limits.drainBytes));
-    payload.on('error', (error) => limited.destroy(error));
+    // A connection closed before the body's end is the client's doing, never the database's (fix, issue 24).
+    payload.on('error', (error) => limited.destroy(clientClosed(error, request)));
     done(null, payload.pipe(limited));
   });
 }

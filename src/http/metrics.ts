@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { TariffError } from '../kernel/errors.js';
 import { UNMATCHED_ROUTE, type TariffMetrics } from '../kernel/metrics.js';
 import { databaseErrorKind } from '../database/errors.js';
+import { ClientClosedError } from './client-abort.js';
 
 /** Options of {@link installMetrics}. */
 export interface MetricsOptions {
@@ -26,9 +27,12 @@ export function installMetrics(app: FastifyInstance, metrics: TariffMetrics, { s
     metrics.httpAnswered(request.routeOptions.url ?? UNMATCHED_ROUTE, request.method, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
-  // Database errors that reach the shell as they are (reads; writes count theirs in transaction.ts).
+  // Database errors that reach the shell as they are (reads; writes count theirs in transaction.ts),
+  // and bodies cut off by their connection closing (client-abort.ts: never a database error).
   app.addHook('onError', (_request, _reply, error, done) => {
-    if (!(error instanceof TariffError)) {
+    if (error instanceof ClientClosedError) {
+      metrics.clientAborted();
+    } else if (!(error instanceof TariffError)) {
       const kind = databaseErrorKind(error);
       if (kind) metrics.databaseError(kind);
     }

@@ -126,6 +126,11 @@ export class TariffMetrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  private readonly clientAborts = new Counter({
+    name: 'tariff_client_aborts_total',
+    help: 'Requests whose body was cut off by their connection closing (the client went, or a stalled request was cut): no database error.',
+    registers: [this.registry],
+  });
   private readonly quotePoints = new Counter({
     name: 'tariff_quote_points_total',
     help: 'Dataframe points priced by quotes (v1 resources and v2 points).',
@@ -224,6 +229,11 @@ export class TariffMetrics {
   /** Counts one database error of `kind`. */
   databaseError(kind: DatabaseErrorKind): void {
     this.databaseErrors.labels(kind).inc();
+  }
+
+  /** Counts one request whose client closed its connection before sending its whole body (http/client-abort.ts). */
+  clientAborted(): void {
+    this.clientAborts.inc();
   }
 
   /** Counts one request forwarded to CloudKitty's API that failed, by {@link ForwardErrorKind}. */
