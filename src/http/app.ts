@@ -152,7 +152,7 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   if (config.healthcheckDatabase && database) healthChecks.push(databaseCheck(database, config.healthcheckDatabaseTimeoutMs));
   registerHealthcheck(app, { checks: healthChecks, mayShowDetails: mayShowHealthDetails });
   await registerConsole(app);
-  registerConsoleSession(app, consoleKeystone);
+  await registerConsoleSession(app, consoleKeystone);
   await routes(app);
   return app;
 }

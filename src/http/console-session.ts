@@ -7,12 +7,14 @@
  *
  * These routes are public in the route-policy table (they are under `/console/`): they read the
  * token themselves. Logging in and out needs `X-Tariff-Console: 1` (and the login a JSON body),
- * which no page of another origin can send without a CORS preflight Tariff never grants.
+ * which no page of another origin can send without a CORS preflight Tariff never grants. Their
+ * answers carry the console's security headers (console-headers.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeystoneIdentity, KeystoneClient } from '../auth/keystone.js';
 import { TariffError } from '../kernel/errors.js';
 import { AUTHENTICATION_REQUIRED, rawTokenOf, TOKEN_SHAPE, type KeystoneAuth } from './keystone-auth.js';
+import { withConsoleSecurityHeaders } from './console-headers.js';
 import { CONSOLE_HEADER, clearedSessionCookie, isConsoleRequest, sessionCookie, sessionTokenOf } from './session-cookie.js';
 
 /** The session routes' path. */
@@ -91,9 +93,13 @@ function requireConsoleHeader(request: FastifyRequest, _reply: FastifyReply, don
 
 /**
  * Registers the session routes: `GET` in both modes, `POST` and `DELETE` in Keystone mode
- * (`keystone` given).
+ * (`keystone` given), with the console's security headers.
  */
-export function registerConsoleSession(app: FastifyInstance, keystone?: ConsoleSessionKeystone): void {
+export async function registerConsoleSession(app: FastifyInstance, keystone?: ConsoleSessionKeystone): Promise<void> {
+  await withConsoleSecurityHeaders(app, (scope) => registerSessionRoutes(scope, keystone));
+}
+
+function registerSessionRoutes(app: FastifyInstance, keystone?: ConsoleSessionKeystone): void {
   const hide = { hide: true };
   if (!keystone) {
     const everything: ConsoleSessionBody = { mode: 'noauth', allowed: Object.fromEntries(CONSOLE_RULES.map((rule) => [rule, true])) };

@@ -1,7 +1,8 @@
 /**
  * What every console test needs: a real Tariff process on a fresh SQLite file, a price list
- * applied to it, Debian's chromium, a screenshot of each page (`test-results/console/<name>.png`)
- * and an axe-core check of the page in front of it.
+ * applied to it, Debian's chromium, a screenshot of each page (`test-results/console/<name>.png`),
+ * an axe-core check of the page in front of it, and the Content-Security-Policy violations the
+ * page reported (issue 24, finding 9: the console must work under its policy).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,8 @@ export interface ConsoleUnderTest {
   at(path?: string): string;
   /** Calls the API directly (the tests' view of what the console did); JSON answer or undefined. */
   api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Every Content-Security-Policy violation the page reported so far (see {@link watchContentSecurityPolicy}). */
+  policyViolations(): string[];
   close(): Promise<void>;
 }
 
@@ -59,7 +62,9 @@ export async function startConsole(options: { priceList?: unknown; environment?:
     throw error;
   }
   const page = await browser.context.newPage();
+  const policyViolations = await watchContentSecurityPolicy(page);
   return {
+    policyViolations,
     server,
     browser,
     page,
@@ -71,6 +76,28 @@ export async function startConsole(options: { priceList?: unknown; environment?:
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Collects the page's Content-Security-Policy violations, from both places chromium reports them:
+ * the `securitypolicyviolation` event in every document the page loads, and the console's
+ * "Refused to … Content Security Policy" errors.
+ *
+ * @returns a function giving the violations so far, each as `directive: blocked URI (source)` or the console message.
+ */
+export async function watchContentSecurityPolicy(page: Page): Promise<() => string[]> {
+  const violations: string[] = [];
+  await page.exposeFunction('__tariffPolicyViolation', (text: string) => violations.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      const report = (window as unknown as { __tariffPolicyViolation: (text: string) => void }).__tariffPolicyViolation;
+      report(`${event.violatedDirective}: ${event.blockedURI} (${event.sourceFile}:${event.lineNumber})`);
+    });
+  });
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) violations.push(message.text());
+  });
+  return () => [...violations];
 }
 
 /** Saves a full-page screenshot of `page` as `test-results/console/<name>.png`. */

@@ -2,7 +2,7 @@
  * The console's overview in a real browser against a real Tariff process on SQLite: modules with
  * their state, enabled and reprioritised from the page (by mouse and by keyboard), the rule
  * counts, the latest changes from the audit columns, the console's own routes, its caching headers,
- * its JavaScript within budget, and no serious accessibility violation.
+ * its JavaScript within budget, its security headers (no violation of its Content-Security-Policy), and no serious accessibility violation.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { CHROMIUM_AVAILABLE, launchBrowser, type Browser } from './browser.js';
-import { accessibilityViolations, saveScreenshot } from './harness.js';
+import { accessibilityViolations, saveScreenshot, watchContentSecurityPolicy } from './harness.js';
 
 const ASSETS = fileURLToPath(new URL('../../dist/console/assets/', import.meta.url));
 
@@ -22,6 +22,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
   let server: ServerProcess;
   let browser: Browser;
   let page: Page;
+  let policyViolations: () => string[];
 
   const modules = async () =>
     ((await (await fetch(`${server.url}/v2/rating/modules`)).json()) as { modules: { module_id: string; enabled: boolean; priority: number }[] }).modules;
@@ -53,6 +54,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
     expect(applied.status).toBe(200);
     browser = await launchBrowser();
     page = await browser.context.newPage();
+    policyViolations = await watchContentSecurityPolicy(page);
   }, 60_000);
 
   afterAll(async () => {
@@ -139,6 +141,29 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect((await fetch(`${server.url}/console/assets/missing.js`)).status).toBe(404);
+  });
+
+  it('sends its security headers on its pages, files and session, and none of them on the API', async () => {
+    const [script] = readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
+    for (const path of ['/console/', '/console/services', `/console/assets/${script}`, '/console/session']) {
+      const headers = (await fetch(`${server.url}${path}`)).headers;
+      const policy = headers.get('content-security-policy') ?? '';
+      expect(policy, path).toContain("frame-ancestors 'none'");
+      expect(policy, path).toContain("script-src 'self'");
+      expect(policy, path).toContain("connect-src 'self'");
+      expect(policy, path).toMatch(/style-src 'self' 'nonce-[0-9a-f]+';/);
+      expect(headers.get('x-frame-options'), path).toBe('DENY');
+      expect(headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(headers.get('strict-transport-security'), path).toBeNull();
+    }
+    const api = await fetch(`${server.url}/v2/rating/modules`);
+    expect(api.headers.get('content-security-policy')).toBeNull();
+    expect(api.headers.get('x-frame-options')).toBeNull();
+  });
+
+  it('reported no Content-Security-Policy violation on any page shown above', () => {
+    expect(policyViolations()).toEqual([]);
   });
 
   it('keeps its JavaScript within 250 KB gzipped', () => {

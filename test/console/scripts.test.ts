@@ -226,4 +226,8 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console scripts page in chromium', () 
     expect((await scripts('?deleted=true')).find((script) => script.name === 'broken')?.deleted).not.toBeNull();
     await expect.poll(() => row('broken').count()).toBe(0);
   });
+
+  it('works under its Content-Security-Policy: the editor and its styles broke none of it', () => {
+    expect(tariff.policyViolations()).toEqual([]);
+  });
 });

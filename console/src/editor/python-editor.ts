@@ -68,6 +68,8 @@ export function createPythonEditor(options: PythonEditorOptions): PythonEditor {
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         EditorState.readOnly.of(options.readOnly),
         EditorView.editable.of(!options.readOnly),
+        // The style elements CodeMirror adds carry the page's nonce: the console's CSP allows no other inline style.
+        EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce ?? ''),
         validity.of(contentAttributes(false)),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) options.onChange?.(update.state.doc.toString());
