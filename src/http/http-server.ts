@@ -137,6 +137,8 @@ function onSocketTimeout(options: HttpServerOptions, socket: Socket): void {
   if (response) {
     // The answer is being worked out (or produced, and every byte written was taken): not the client's stall.
     if (response.req.complete || response.headersSent) return;
+    // The body waits for the server (its handler reads slowly: Node paused the socket), not the client.
+    if (socket.isPaused() || response.req.readableLength > 0) return;
     refuseStalled(options, socket, stallSeconds);
     return;
   }

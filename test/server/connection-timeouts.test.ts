@@ -175,13 +175,14 @@ describe('an answer the client stops reading', () => {
       `POST /v2/rating/quote HTTP/1.1\r\nHost: tariff\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
     );
     client.socket.write(body);
-    // Reads for 50 ms every 400 ms (the stall time-out is 1 s).
-    const reader = setInterval(() => {
-      client.socket.resume();
-      setTimeout(() => client.socket.pause(), 50);
-    }, 400);
-    await client.closed;
-    clearInterval(reader);
+    // One read (64 KiB at most) each 20 ms: seconds in all, longer than the stall time-out, but never a stall.
+    client.socket.on('data', () => {
+      client.socket.pause();
+      setTimeout(() => client.socket.resume(), 20);
+    });
+    client.socket.resume();
+    const closedAfter = await client.closed;
+    expect(closedAfter).toBeGreaterThan(2 * STALL_SECONDS * 1000);
     const answer = client.received().toString('utf8');
     expect(statusAndBody(answer).status).toBe(200);
     expect(client.received().length).toBeGreaterThan(body.length);
