@@ -69,6 +69,19 @@ describe('classifyDatabaseError: other exhausted resources and look-alikes', () 
     expect(classifyDatabaseError({ errno: 1030, message: 'Got error 168 from storage engine' })).toBeUndefined();
   });
 
+  it('a database dropped under the server (issue 24) → 503 unavailable: PostgreSQL 3D000 and 57P04, MariaDB 1049 and 1146', () => {
+    for (const error of [
+      { code: '3D000', message: 'database "tariff" does not exist' },
+      { code: '57P04', message: 'database dropped' },
+      { code: 'ER_BAD_DB_ERROR', errno: 1049, message: "Unknown database 'tariff'" },
+      { code: 'ER_NO_SUCH_TABLE', errno: 1146, message: "Table 'tariff.hashmap_services' doesn't exist" },
+    ]) {
+      const classified = classifyDatabaseError(error);
+      expect(classified, error.code).toBeInstanceOf(DatabaseUnavailableError);
+      expect((classified as DatabaseUnavailableError).message).toBe(`The database is unavailable: ${error.code}. Try again later.`);
+    }
+  });
+
   it('unrelated errors keep their classification', () => {
     expect(classifyDatabaseError({ code: 'SQLITE_CORRUPT' })).toBeUndefined();
     expect(classifyDatabaseError({ code: '23505' }, { lastAttempt: false })).toBe('retry');

@@ -19,8 +19,14 @@ const LOST_RACE_ERRNOS = new Set([1213]);
 const TIMEOUT_ERRNOS = new Set([1205, 1969, 3024]);
 /** Duplicate keys and missing parents. */
 const CONSTRAINT_CODES = new Set(['ER_DUP_ENTRY', 'ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW']);
-/** mysql2's codes for a dropped or refused connection. */
-const UNAVAILABLE_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR']);
+/**
+ * mysql2's codes for a dropped or refused connection, and for a database gone under a running
+ * server (fix, issue 24: each was a 500): a new connection to it is refused with ER_BAD_DB_ERROR
+ * (1049), and the connections open on it stay open, every table missing (ER_NO_SUCH_TABLE, 1146;
+ * Tariff's tables exist from the migrations on, so a missing one means the database or its
+ * schema was removed).
+ */
+const UNAVAILABLE_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_BAD_DB_ERROR', 'ER_NO_SUCH_TABLE']);
 /** mysql2's messages for a connection that dropped. */
 const UNAVAILABLE_MESSAGES = /Can't add new command when connection is in closed state|Connection lost/i;
 

@@ -9,8 +9,13 @@ const INSUFFICIENT_RESOURCES_CLASS = '53';
 const LOST_RACE_CODES = new Set(['40001', '40P01']);
 /** SQLSTATEs unique_violation, foreign_key_violation. */
 const CONSTRAINT_CODES = new Set(['23505', '23503']);
-/** SQLSTATEs admin_shutdown, crash_shutdown, cannot_connect_now, and class 08 (connection exceptions). */
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+/**
+ * SQLSTATEs admin_shutdown, crash_shutdown, cannot_connect_now, database_dropped, class 08
+ * (connection exceptions), and invalid_catalog_name: the database does not exist (fix, issue 24:
+ * a database dropped under a running server, `DROP DATABASE ... WITH (FORCE)`, ends its
+ * connections with 57P01 and refuses every new one with 3D000, which was a 500).
+ */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '57P04', '08000', '08001', '08003', '08006', '3D000']);
 /** node-postgres's and pg-pool's messages for a connection that dropped or never came. */
 const UNAVAILABLE_MESSAGES = /Connection terminated|not queryable|Query read timeout|timeout exceeded when trying to connect/i;
 
