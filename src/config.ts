@@ -35,6 +35,13 @@ export interface KeystoneSettings {
   timeoutMs: number;
   /** Milliseconds a validated token is trusted without asking Keystone again, at most until it expires (`TARIFF_TOKEN_CACHE_TIME`, seconds, default 300). */
   tokenCacheMs: number;
+  /**
+   * Milliseconds a token Keystone refused is refused again without asking it
+   * (`TARIFF_INVALID_TOKEN_CACHE_TIME`, seconds, default 30; 0 asks every time). keystonemiddleware
+   * compat: its token cache remembers invalid tokens too. fix: issue 24 — each random
+   * well-formed token cost one Keystone validation.
+   */
+  invalidTokenCacheMs: number;
 }
 
 /** The validated configuration of one Tariff process. */
@@ -74,6 +81,12 @@ export interface TariffConfig {
    * the API's port then answers it 404 (`TARIFF_METRICS_PORT`; unset: served on the API's port).
    */
   metricsPort?: number;
+  /**
+   * The address the metrics port listens on (`TARIFF_METRICS_HOST`, default `127.0.0.1`): not
+   * `host`, so that an API open to the world does not open its unauthenticated metrics with it
+   * (fix: issue 24).
+   */
+  metricsHost: string;
   /** Largest accepted configuration request body in bytes (`TARIFF_BODY_LIMIT_MB`, default 1 MiB, api.md §1). */
   bodyLimitBytes: number;
   /**
@@ -245,10 +258,10 @@ export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
   (
     'AUTH BODY_DRAIN_LIMIT_MB BODY_LIMIT_MB BULK_COLLECTION_INTERVAL CHANGES_MAX_LIMIT CLOUDKITTY_API_URL CLOUDKITTY_BODY_LIMIT_MB CLOUDKITTY_CONNECT_TIMEOUT ' +
     'CLOUDKITTY_CONNECTIONS CLOUDKITTY_TIMEOUT CLOUDKITTY_TIMEZONE DATABASE_URL DB_POOL_SIZE DB_START_TIMEOUT DB_TIMEOUT ' +
-    'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST JSON_MAX_DEPTH KEEP_ALIVE_TIMEOUT ' +
+    'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST INVALID_TOKEN_CACHE_TIME JSON_MAX_DEPTH KEEP_ALIVE_TIMEOUT ' +
     'KEYSTONE_AUTH_URL KEYSTONE_PASSWORD KEYSTONE_PROJECT_DOMAIN_ID KEYSTONE_PROJECT_DOMAIN_NAME KEYSTONE_PROJECT_NAME KEYSTONE_TIMEOUT ' +
     'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_LEVEL METRICS ' +
-    'METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS PRICE_LIST_READS ' +
+    'METRICS_HOST METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS PRICE_LIST_READS ' +
     'QUOTE_ANSWER_GROWTH QUOTE_ANSWER_LIMIT_MB QUOTE_BODY_LIMIT_MB QUOTE_BYTES_IN_FLIGHT_MB QUOTE_TENANT_BYTES_MB ' +
     'REQUEST_TIMEOUT RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
     'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT STALL_TIMEOUT TOKEN_CACHE_TIME'
@@ -412,25 +425,38 @@ function keystoneSettings(environment: NodeJS.ProcessEnv): KeystoneSettings {
     projectDomainId: environment.TARIFF_KEYSTONE_PROJECT_DOMAIN_ID || undefined,
     timeoutMs: positiveNumber(environment, 'TARIFF_KEYSTONE_TIMEOUT', 5) * 1000,
     tokenCacheMs: positiveNumber(environment, 'TARIFF_TOKEN_CACHE_TIME', 300) * 1000,
+    invalidTokenCacheMs: invalidTokenCacheSeconds(environment) * 1000,
   };
 }
 
-/** `TARIFF_METRICS` and `TARIFF_METRICS_PORT`. */
-function metricsSettings(environment: NodeJS.ProcessEnv, apiPort: number): Pick<TariffConfig, 'metrics' | 'metricsPort'> {
+/** `TARIFF_INVALID_TOKEN_CACHE_TIME`: seconds, 0 (never cached) to 300 (keystonemiddleware's `token_cache_time` default); default 30. */
+function invalidTokenCacheSeconds(environment: NodeJS.ProcessEnv): number {
+  const text = environment.TARIFF_INVALID_TOKEN_CACHE_TIME;
+  if (text === undefined || text === '') return 30;
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(seconds <= 300)) {
+    throw new ConfigurationError(`TARIFF_INVALID_TOKEN_CACHE_TIME must be a number of seconds from 0 to 300, got '${text}'`);
+  }
+  return seconds;
+}
+
+/** `TARIFF_METRICS`, `TARIFF_METRICS_PORT` and `TARIFF_METRICS_HOST`. */
+function metricsSettings(environment: NodeJS.ProcessEnv, apiPort: number): Pick<TariffConfig, 'metrics' | 'metricsPort' | 'metricsHost'> {
   const switchText = (environment.TARIFF_METRICS ?? '').trim().toLowerCase();
   if (!['', 'on', 'off', 'true', 'false'].includes(switchText)) {
     throw new ConfigurationError(`TARIFF_METRICS must be 'on' or 'off', got '${environment.TARIFF_METRICS}'`);
   }
   const metrics = switchText !== 'off' && switchText !== 'false';
   const portText = environment.TARIFF_METRICS_PORT;
-  if (portText === undefined || portText === '') return { metrics, metricsPort: undefined };
+  const metricsHost = environment.TARIFF_METRICS_HOST || '127.0.0.1';
+  if (portText === undefined || portText === '') return { metrics, metricsPort: undefined, metricsHost };
   const metricsPort = Number(portText);
   if (!Number.isInteger(metricsPort) || metricsPort < 1 || metricsPort > 65535) {
     throw new ConfigurationError(`TARIFF_METRICS_PORT must be a TCP port number from 1 to 65535, got '${portText}'`);
   }
   if (metricsPort === apiPort) throw new ConfigurationError(`TARIFF_METRICS_PORT must differ from TARIFF_PORT (${apiPort})`);
   if (!metrics) throw new ConfigurationError('TARIFF_METRICS_PORT is set but TARIFF_METRICS is off: unset one of them');
-  return { metrics, metricsPort };
+  return { metrics, metricsPort, metricsHost };
 }
 
 function positiveNumber(environment: NodeJS.ProcessEnv, name: string, fallback: number): number {

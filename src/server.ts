@@ -169,7 +169,7 @@ export async function startServer(config: TariffConfig, options: StartOptions = 
     const url = await app.listen({ host: config.host, port: config.port });
     app.log.info({ version: TARIFF_VERSION, database: database.description, url }, 'Tariff is serving the rating API');
     const metricsListener =
-      metrics && config.metricsPort !== undefined ? await listenForMetrics(metrics, { host: config.host, port: config.metricsPort }) : undefined;
+      metrics && config.metricsPort !== undefined ? await listenForMetrics(metrics, { host: config.metricsHost, port: config.metricsPort }) : undefined;
     if (metricsListener) app.log.info({ url: `${metricsListener.url}/metrics` }, 'Tariff is serving its metrics');
     let stopping: Promise<ShutdownReport> | undefined;
     const stop = () =>

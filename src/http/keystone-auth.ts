@@ -90,7 +90,7 @@ export interface KeystoneAuthOptions {
  */
 export function installKeystoneAuth(app: FastifyInstance, { settings, enforcer, client }: KeystoneAuthOptions): KeystoneAuth {
   const keystone = client ?? new KeystoneClient(settings);
-  const tokens = new TokenCache((token) => keystone.validate(token), settings.tokenCacheMs);
+  const tokens = new TokenCache((token) => keystone.validate(token), settings.tokenCacheMs, undefined, settings.invalidTokenCacheMs);
   const challenge = `Keystone uri="${settings.wwwAuthenticateUri}"`;
 
   // CloudKitty compat: the target of every rating rule is empty, so a decision depends on the

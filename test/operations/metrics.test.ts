@@ -35,6 +35,8 @@ describe('metrics settings', () => {
       expect(() => loadConfig({ TARIFF_METRICS_PORT: port })).toThrow(`TARIFF_METRICS_PORT must be a TCP port number from 1 to 65535, got '${port}'`);
     expect(() => loadConfig({ TARIFF_PORT: '9000', TARIFF_METRICS_PORT: '9000' })).toThrow('TARIFF_METRICS_PORT must differ from TARIFF_PORT (9000)');
     expect(() => loadConfig({ TARIFF_METRICS: 'off', TARIFF_METRICS_PORT: '9464' })).toThrow('TARIFF_METRICS is off');
+    expect(loadConfig({ TARIFF_HOST: '0.0.0.0', TARIFF_METRICS_PORT: '9464' }).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ TARIFF_METRICS_HOST: '::', TARIFF_METRICS_PORT: '9464' }).metricsHost).toBe('::');
   });
 });
 

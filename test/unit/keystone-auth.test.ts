@@ -1,6 +1,7 @@
 /**
  * Keystone mode's moving parts without a Keystone: the token cache (one validation per token per
- * cache period, shared by concurrent requests, never past the token's expiry), the route → rule
+ * cache period, shared by concurrent requests, never past the token's expiry; a refused token refused again
+ * without asking for TARIFF_INVALID_TOKEN_CACHE_TIME), the route → rule
  * table covering every route Tariff serves, and configuration errors.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +13,7 @@ import type { TariffApp } from '../../src/http/app.js';
 import { buildTariffApp, ratingModules } from '../../src/application.js';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
-import type { KeystoneIdentity } from '../../src/auth/keystone.js';
+import { IdentityUnavailableError, type KeystoneIdentity } from '../../src/auth/keystone.js';
 import { PUBLIC_ROUTES, policyRuleFor } from '../../src/auth/route-policy.js';
 import { CLOUDKITTY_DEFAULT_RULES } from '../../src/auth/policy/defaults.js';
 import { testIdentity } from '../helpers/keystone-identity.js';
@@ -94,6 +95,55 @@ describe('Keystone mode without a Keystone', () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
     await server.inject({ method: 'GET', url: '/v1/rating/modules', headers });
     expect(calls).toBe(2);
+  });
+
+  it('refuses a token Keystone refused again without asking, for TARIFF_INVALID_TOKEN_CACHE_TIME, and never remembers an unreachable Keystone', async () => {
+    const asked: string[] = [];
+    let unreachable = false;
+    const server = await start(
+      async (token) => {
+        asked.push(token);
+        if (unreachable) throw new IdentityUnavailableError('http://keystone.invalid:5000/v3: Keystone is down');
+        return null;
+      },
+      { TARIFF_INVALID_TOKEN_CACHE_TIME: '0.3' },
+    );
+    const call = (token: string) => server.inject({ method: 'GET', url: '/v1/rating/modules', headers: { 'x-auth-token': token } });
+    const made = Array.from({ length: 5 }, (_, index) => `gAAAAABmade-up-token-${index}-0123456789`);
+    for (const token of [...made, ...made, ...made]) expect((await call(token)).statusCode).toBe(401);
+    expect(asked).toEqual(made);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await call(made[0])).statusCode).toBe(401);
+    expect(asked).toHaveLength(6);
+    // A validation that failed (Keystone unreachable: 503) is asked again at once.
+    unreachable = true;
+    const other = 'gAAAAABanother-token-0123456789';
+    expect((await call(other)).statusCode).toBe(503);
+    expect((await call(other)).statusCode).toBe(503);
+    expect(asked.filter((token) => token === other)).toHaveLength(2);
+  });
+
+  it('asks Keystone for every refused token with TARIFF_INVALID_TOKEN_CACHE_TIME=0', async () => {
+    let calls = 0;
+    const server = await start(
+      async () => {
+        calls += 1;
+        return null;
+      },
+      { TARIFF_INVALID_TOKEN_CACHE_TIME: '0' },
+    );
+    for (let index = 0; index < 3; index += 1) {
+      await server.inject({ method: 'GET', url: '/v1/rating/modules', headers: { 'x-auth-token': TOKEN } });
+    }
+    expect(calls).toBe(3);
+  });
+
+  it('refuses a TARIFF_INVALID_TOKEN_CACHE_TIME that is not 0 to 300 seconds', () => {
+    for (const value of ['-1', '301', 'soon'])
+      expect(() => loadConfig({ ...KEYSTONE_ENVIRONMENT, TARIFF_INVALID_TOKEN_CACHE_TIME: value })).toThrow(
+        new ConfigurationError(`TARIFF_INVALID_TOKEN_CACHE_TIME must be a number of seconds from 0 to 300, got '${value}'`),
+      );
+    expect(loadConfig(KEYSTONE_ENVIRONMENT).keystone?.invalidTokenCacheMs).toBe(30_000);
   });
 
   it('guards every route with a known rule, none falling back to the closed default', async () => {

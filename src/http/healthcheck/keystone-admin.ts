@@ -28,7 +28,7 @@ export interface KeystoneAdminOptions {
  */
 export function keystoneAdminOnly({ settings, client, enforcer }: KeystoneAdminOptions): (request: FastifyRequest) => Promise<boolean> {
   const keystone = client ?? new KeystoneClient(settings);
-  const tokens = new TokenCache((token) => keystone.validate(token), settings.tokenCacheMs, 100);
+  const tokens = new TokenCache((token) => keystone.validate(token), settings.tokenCacheMs, 100, settings.invalidTokenCacheMs);
   return async (request) => {
     const header = request.headers['x-auth-token'];
     const token = (Array.isArray(header) ? header[0] : header)?.trim();
