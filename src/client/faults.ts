@@ -4,6 +4,7 @@
  * the other statuses (401, 403, 404, 409, 413, 415, 5xx).
  */
 import { ClientError } from './errors.js';
+import { shownUrl } from './http.js';
 
 /** One problem of a refused document, as the 400 fault lists it. */
 export interface DocumentProblem {
@@ -76,7 +77,9 @@ export function refusal(status: number, text: string, context: { fileName?: stri
         `Not allowed (403): the price list needs the rating:module_config policy rule (CloudKitty's default: the admin role). ${faultstring}`,
       );
     case 404:
-      return new ClientError(`No price-list endpoint at ${context.url} (404): is the URL the Tariff server's root (not …/v1), and the server recent enough?`);
+      return new ClientError(
+        `No price-list endpoint at ${shownUrl(context.url)} (404): is the URL the Tariff server's root (not …/v1), and the server recent enough?`,
+      );
     case 409:
       return new ClientError(
         `The configuration changed meanwhile (409): nothing was written. ${faultstring} Run 'tariff price-list diff' again and review the new plan.`,

@@ -42,6 +42,22 @@ function megabytes(bytes: number): string {
   return `${Number.isInteger(size) ? size : size.toFixed(1)} MB`;
 }
 
+/**
+ * A URL as the CLI prints it: a user and password written in it (`https://u:p@host/`) shown as
+ * `***` (issue 24, finding 8: no credential is printed); text that is not a URL as it is.
+ */
+export function shownUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.username === '' && url.password === '') return text;
+    url.username = '***';
+    url.password = '';
+    return url.href;
+  } catch {
+    return text;
+  }
+}
+
 /** The answer, read whole. */
 export interface HttpAnswer {
   status: number;
@@ -102,7 +118,9 @@ export function exchange(request: HttpRequest): Promise<HttpAnswer> {
         if (received > request.maxAnswerBytes) return tooLarge();
         chunks.push(chunk);
       });
-      incoming.on('error', (error) => fail(new ClientError(`The answer of ${request.method} ${request.url} broke off: ${describeNetworkError(error)}.`)));
+      incoming.on('error', (error) =>
+        fail(new ClientError(`The answer of ${request.method} ${shownUrl(request.url)} broke off: ${describeNetworkError(error)}.`)),
+      );
       incoming.on('end', () => {
         if (settled) return;
         settled = true;

@@ -4,7 +4,7 @@
  * endpoint in a catalog (what openstackclient and python-cloudkittyclient look up).
  */
 import { ClientError } from './errors.js';
-import { exchange, type ExchangeLimits } from './http.js';
+import { exchange, shownUrl, type ExchangeLimits } from './http.js';
 import type { PasswordCredentials } from './settings.js';
 
 /** One service of a token's catalog (Keystone v3's shape). */
@@ -68,7 +68,11 @@ export async function logIn(credentials: PasswordCredentials, limits: ExchangeLi
   });
   const token = answer.headers['x-subject-token'];
   if (answer.status !== 201 || typeof token !== 'string') {
-    throw keystoneRefusal(answer.status, answer.text, `the password login at ${credentials.authUrl} (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME)`);
+    throw keystoneRefusal(
+      answer.status,
+      answer.text,
+      `the password login at ${shownUrl(credentials.authUrl)} (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME)`,
+    );
   }
   return { token, catalog: catalogOf(answer.text) };
 }

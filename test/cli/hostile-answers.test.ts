@@ -132,6 +132,16 @@ describe('what the server sends, printed by the CLI', () => {
     );
   });
 
+  it('prints the server URL without the credentials written in it', async () => {
+    handle = answerJson(404, { faultcode: 'Client', faultstring: 'Not found', debuginfo: null });
+    const withCredentials = url.replace('http://', 'http://operator:Qz7p%40ss@');
+    const run = await tariff(['price-list', 'export'], { TARIFF_URL: withCredentials });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`No price-list endpoint at ${url.replace('http://', 'http://***@')}/v2/rating/price_list (404)`);
+    expect(run.stderr).not.toContain('Qz7');
+    expect(run.stderr).not.toContain('operator');
+  });
+
   it('writes an export to a pipe as the server sent it', async () => {
     const document = 'services:\n  "a\\u001b": {}\n  b\u202ec: {}\n';
     handle = (_request, response) => {
