@@ -2,7 +2,7 @@
  * Hashmap validation rules (api.md §3-§6), pure: parsing of create bodies in CloudKitty's order of
  * checks, the parent rules, the update plans and the conflict tests. No I/O.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { COST_COLUMN, LEVEL_COLUMN, parseDecimal } from '../common/decimal.js';
 import { formatApiDateTime, parseDateTime } from '../common/datetime.js';
@@ -63,9 +63,22 @@ export interface MappingDraft extends Validity {
   description: string | null;
 }
 
-/** A default mapping name: 32 random hex digits. */
+/** Random bytes for {@link generatedRuleName}, drawn 4 KiB at a time. */
+const NAME_BYTES = Buffer.alloc(4096);
+let nameOffset = NAME_BYTES.length;
+
+/**
+ * A default mapping name: 32 random hex digits. fix, issue 24: one `randomBytes(16)` per name
+ * took 2.4 s of a 280,000-rule apply's event loop; the bytes now come from a pool filled 4 KiB at
+ * a time (the same randomness).
+ */
 export function generatedRuleName(): string {
-  return randomBytes(16).toString('hex');
+  if (nameOffset + 16 > NAME_BYTES.length) {
+    randomFillSync(NAME_BYTES);
+    nameOffset = 0;
+  }
+  nameOffset += 16;
+  return NAME_BYTES.toString('hex', nameOffset - 16, nameOffset);
 }
 
 /**
