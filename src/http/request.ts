@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError } from '../kernel/errors.js';
 import { isUuid } from '../kernel/ids.js';
 import { wholeSeconds } from '../kernel/time.js';
-import { codePointLength, COLUMN_WIDTH } from '../rating/common/column-widths.js';
+import { codePointLength, COLUMN_WIDTH } from '../database/column-widths.js';
 
 type Bag = Record<string, unknown> | undefined;
 

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, P, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
 import { fingerprintChanges, openFingerprinter, type DatabaseFingerprinter } from '../helpers/database-fingerprint.js';
-import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../src/rating/common/column-widths.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../src/database/column-widths.js';
 import { COST_COLUMN, LEVEL_COLUMN, type DecimalColumn } from '../../src/rating/common/decimal.js';
 
 const SEED = 24_013;

@@ -7,7 +7,7 @@
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import { columnTypes, type MigrationContext } from '../../database/migrations/context.js';
 import { ratingConstraints, type ConstraintSpec } from '../../database/cloudkitty-layout.js';
-import { COLUMN_WIDTH, varchar } from './column-widths.js';
+import { COLUMN_WIDTH, varchar } from '../../database/column-widths.js';
 
 /** A table being created. */
 export type TableBuilder = CreateTableBuilder<string, string>;

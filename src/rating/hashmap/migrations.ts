@@ -7,7 +7,7 @@ import { columnTypes, type MigrationContext } from '../../database/migrations/co
 import type { TariffMigration } from '../../database/migrate.js';
 import { HASHMAP_CHAIN, ratingConstraints, stampChain } from '../../database/cloudkitty-layout.js';
 import { createRatingTable, tableExists, withCloudKittyConstraints, withVersionedRuleColumns, type TableBuilder } from '../common/rating-tables.js';
-import { COLUMN_WIDTH, varchar } from '../common/column-widths.js';
+import { COLUMN_WIDTH, varchar } from '../../database/column-widths.js';
 
 /**
  * Creates the five hashmap tables as CloudKitty master's migrations leave them on the dialect

@@ -5,7 +5,7 @@
 import { Type, type Static } from 'typebox';
 import { BooleanText, DateTimeInput, DecimalInput, EchoedValue, NullableDateTime, NullableString, QueryString, IdFilter } from '../common/schemas.js';
 import { RULE_FILTERS } from '../common/rule-filters.js';
-import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../common/column-widths.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../database/column-widths.js';
 
 /** Rule types, always in this order (fix: CloudKitty's order was unstable). */
 export const RULE_TYPES = ['flat', 'rate'] as const;

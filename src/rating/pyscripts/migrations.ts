@@ -4,7 +4,7 @@ import { columnTypes, type MigrationContext } from '../../database/migrations/co
 import type { TariffMigration } from '../../database/migrate.js';
 import { PYSCRIPTS_CHAIN, stampChain } from '../../database/cloudkitty-layout.js';
 import { createRatingTable, tableExists, withCloudKittyConstraints, withVersionedRuleColumns } from '../common/rating-tables.js';
-import { COLUMN_WIDTH, varchar } from '../common/column-widths.js';
+import { COLUMN_WIDTH, varchar } from '../../database/column-widths.js';
 
 /**
  * Creates `pyscripts_scripts` as CloudKitty master's migrations leave it (fix: `data` holds more

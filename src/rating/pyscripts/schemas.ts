@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { BooleanText, DateTimeInput, EchoedValue, NullableDateTime, NullableString, QueryString } from '../common/schemas.js';
 import { RULE_FILTERS } from '../common/rule-filters.js';
-import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../common/column-widths.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../database/column-widths.js';
 
 export const Script = Type.Object({
   script_id: Type.String({ description: 'UUID' }),

@@ -6,7 +6,7 @@
  */
 import { COST_COLUMN, LEVEL_COLUMN, parseDecimal, type DecimalColumn } from '../../common/decimal.js';
 import { readAttribute, readRuleDate, reportDuplicates } from '../../common/document-rules.js';
-import { codePointLength, COLUMN_WIDTH, tooLongMessage } from '../../common/column-widths.js';
+import { codePointLength, COLUMN_WIDTH, tooLongMessage } from '../../../database/column-widths.js';
 import type { DocumentPath, DocumentReader } from '../../contract/price-list-section.js';
 import type { RuleType } from '../schemas.js';
 import { mappingIdentity, thresholdIdentity, type DocumentMapping, type DocumentThreshold, type HashmapSection, type ParentName } from './rules.js';

@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import { NamedMap, NullableString } from '../../common/schemas.js';
-import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../common/column-widths.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../../database/column-widths.js';
 import { RULE_TYPES } from '../schemas.js';
 
 const Decimal = Type.Unsafe<number | string>({

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
 import { readRuleDate, reportDuplicates } from '../../common/document-rules.js';
 import { NullableString } from '../../common/schemas.js';
-import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../common/column-widths.js';
+import { COLUMN_WIDTH, DESCRIPTION_LENGTH } from '../../../database/column-widths.js';
 import type { DocumentPath, DocumentReader } from '../../contract/price-list-section.js';
 import type { PyscriptsDb } from '../tables.js';
 import { scriptChecksum } from '../validation.js';
