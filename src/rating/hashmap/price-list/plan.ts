@@ -3,6 +3,7 @@
  * so that the stored rules are the document's from then on. Pure: the stored rules are read
  * before, the writes come after (`write.ts`).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatOptionalApiDateTime } from '../../common/datetime.js';
 import { namesInUseTwice, planVersions, sameTime, type NamedValidity } from '../../common/versioned-plan.js';
 import type { DocumentPath, PriceListChange } from '../../contract/price-list-section.js';
@@ -93,6 +94,9 @@ function sameRule(stored: StoredMapping, wanted: DocumentMapping): boolean {
   );
 }
 
+/** Mapping identities planned between two turns of the event loop (a few tens of milliseconds of work). */
+const IDENTITIES_PER_TURN = 5000;
+
 /** Plans the hashmap changes; `problem` reports a document fault only the stored rules show. */
 export class HashmapPlanner {
   private readonly changes: PriceListChange[] = [];
@@ -117,10 +121,19 @@ export class HashmapPlanner {
     private readonly problem: (path: DocumentPath, message: string) => void,
   ) {}
 
-  /** The plan for `section` against the stored parents and rules. */
-  plan(section: HashmapSection, parents: StoredParents, mappings: readonly StoredMapping[], thresholds: readonly StoredThreshold[]): HashmapPlan {
+  /**
+   * The plan for `section` against the stored parents and rules. It lets the event loop turn every
+   * {@link IDENTITIES_PER_TURN} mapping identities (fix, issue 24: a 280,000-rule plan held it for
+   * seconds, `/healthcheck` with it).
+   */
+  async plan(
+    section: HashmapSection,
+    parents: StoredParents,
+    mappings: readonly StoredMapping[],
+    thresholds: readonly StoredThreshold[],
+  ): Promise<HashmapPlan> {
     this.planParents(section, parents);
-    this.planMappings(section.mappings, mappings);
+    await this.planMappings(section.mappings, mappings);
     this.planThresholds(section.thresholds, thresholds);
     this.checkNames();
     return { changes: this.changes, unversioned: this.unversioned, writes: this.writes };
@@ -150,14 +163,19 @@ export class HashmapPlanner {
     }
   }
 
-  private planMappings(wanted: readonly DocumentMapping[], stored: readonly StoredMapping[]): void {
+  private async planMappings(wanted: readonly DocumentMapping[], stored: readonly StoredMapping[]): Promise<void> {
     const storedBy = groupBy(stored, mappingIdentity);
+    let planned = 0;
     for (const [identity, rules] of groupBy(wanted, mappingIdentity)) {
       const kept = storedBy.get(identity) ?? [];
       storedBy.delete(identity);
       this.planIdentity(rules, kept);
+      if (++planned % IDENTITIES_PER_TURN === 0) await nextTurn();
     }
-    for (const rules of storedBy.values()) this.planIdentity([], rules);
+    for (const rules of storedBy.values()) {
+      this.planIdentity([], rules);
+      if (++planned % IDENTITIES_PER_TURN === 0) await nextTurn();
+    }
   }
 
   /** One identity's versions (common/versioned-plan.ts). */

@@ -19,7 +19,7 @@ export const hashmapPriceList: PriceListSection<HashmapSection> = {
     const parents = await loadParents(db);
     const mappings = await loadMappings(db, context.effectiveAt, context.times);
     const thresholds = await loadThresholds(db);
-    const { changes, unversioned, writes } = new HashmapPlanner(context.effectiveAt, context.problem).plan(section, parents, mappings, thresholds);
+    const { changes, unversioned, writes } = await new HashmapPlanner(context.effectiveAt, context.problem).plan(section, parents, mappings, thresholds);
     return {
       changes,
       unversioned,
