@@ -157,7 +157,7 @@ describe.skipIf(keystoneMissing)("kolla-ansible's cloudkitty.conf is all Tariff 
       expect(refused.stderr).toContain("run 'tariff db upgrade'");
       const upgraded = await runTariffCommand(['db', 'upgrade', '--config-file', conf]);
       expect(upgraded.code, upgraded.stderr).toBe(0);
-      expect(upgraded.stdout).toContain(`mysql://root@127.0.0.1:3306/${database}: CloudKitty's rating tables`);
+      expect(upgraded.stdout).toContain(`mysql://***@127.0.0.1:3306/${database}: CloudKitty's rating tables`);
     },
     600_000,
   );
