@@ -142,9 +142,11 @@ function onSocketTimeout(options: HttpServerOptions, socket: Socket): void {
     refuseStalled(options, socket, stallSeconds);
     return;
   }
-  // No request under way: idle between requests (Node set `keepAliveMs`), or never a byte, as Node
-  // does; otherwise a request line or headers that stopped coming.
-  const idle = socket.bytesRead === 0 || socket.timeout === options.timeouts.keepAliveMs;
+  // No request under way: never a byte, or idle between requests (Node set the socket's time-out to
+  // `keepAliveMs` and a margin of its own after the last answer, and sets `stallMs` back once the
+  // next request's headers are in): closed without a word, as Node does. Otherwise a first
+  // request's line or headers that stopped coming: a 408.
+  const idle = socket.bytesRead === 0 || socket.timeout !== options.timeouts.stallMs;
   if (idle) socket.destroy();
   else refuseStalled(options, socket, stallSeconds);
 }

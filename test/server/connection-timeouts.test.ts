@@ -5,14 +5,17 @@
  * TARIFF_REQUEST_TIMEOUT; a head that stops coming is a 408; an answer the client stops reading is
  * cut after TARIFF_STALL_TIMEOUT (logged with its request id, counted), while a slow reader that
  * keeps reading gets all of it; an idle keep-alive connection is closed after
- * TARIFF_KEEP_ALIVE_TIMEOUT. Not database-specific: SQLite.
+ * TARIFF_KEEP_ALIVE_TIMEOUT; a handler working longer than the stall time-out is not a stall (an
+ * app of its own with a slow route). Not database-specific: SQLite.
  */
 import { mkdtempSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { connectionTimeouts, tariffServerFactory } from '../../src/http/http-server.js';
 
 const STALL_SECONDS = 1;
 const REQUEST_SECONDS = 4;
@@ -195,8 +198,48 @@ describe('an idle keep-alive connection', () => {
     const client = rawClient();
     client.socket.write('GET /healthcheck HTTP/1.1\r\nHost: tariff\r\n\r\n');
     const closedAfter = await client.closed;
-    expect(statusAndBody(client.received().toString('utf8')).status).toBe(200);
+    const answer = client.received().toString('utf8');
+    expect(statusAndBody(answer).status).toBe(200);
+    // Closed without a word: no 408 after the answer.
+    expect(answer.match(/HTTP\/1\.1 /g), answer).toHaveLength(1);
     expect(closedAfter).toBeGreaterThanOrEqual(KEEP_ALIVE_SECONDS * 1000 - 50);
     expect(closedAfter).toBeLessThan(KEEP_ALIVE_SECONDS * 1000 + SLACK_MS);
+  });
+});
+
+describe('a handler working longer than TARIFF_STALL_TIMEOUT', () => {
+  it('is not a stall: its answer arrives whole', { timeout: 60_000 }, async () => {
+    const app: FastifyInstance = Fastify({
+      serverFactory: tariffServerFactory({
+        timeouts: connectionTimeouts({ requestTimeoutMs: 4000, stallTimeoutMs: 500, keepAliveTimeoutMs: 2000 }),
+        headerBytes: 16 * 1024,
+        refusal: { drainBytes: 1024 * 1024, lingerMs: 1000 },
+        log: () => app.log,
+      }),
+    });
+    app.post('/slow', async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      return { echoed: (request.body as { text: string }).text.length };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const address = app.server.address();
+      const socket = connect({ port: typeof address === 'object' && address ? address.port : 0, host: '127.0.0.1' });
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const started = performance.now();
+      const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
+      const body = JSON.stringify({ text: 'x'.repeat(1000) });
+      socket.write(`POST /slow HTTP/1.1\r\nHost: tariff\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      // Read until the idle keep-alive connection is closed: one answer, the handler's, and nothing after it.
+      const closedAfter = await closed;
+      const answer = Buffer.concat(chunks).toString('utf8');
+      expect(answer.match(/HTTP\/1\.1 /g), answer).toHaveLength(1);
+      expect(statusAndBody(answer).status).toBe(200);
+      expect(JSON.parse(statusAndBody(answer).body)).toEqual({ echoed: 1000 });
+      expect(closedAfter).toBeGreaterThanOrEqual(2000 + 2000 - 50);
+    } finally {
+      await app.close();
+    }
   });
 });
