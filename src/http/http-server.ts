@@ -119,7 +119,7 @@ function refuseRequest(options: HttpServerOptions, response: ServerResponse, sta
  * destroys nothing itself then.
  */
 function onSocketTimeout(options: HttpServerOptions, socket: Socket): void {
-  if (socket.destroyed || isRefused(socket)) return;
+  if (socket.destroyed) return;
   const response = responseUnderWay(socket);
   const stallSeconds = options.timeouts.stallMs / 1000;
   if (socket.writableLength > 0) {
@@ -134,6 +134,8 @@ function onSocketTimeout(options: HttpServerOptions, socket: Socket): void {
     socket.destroy();
     return;
   }
+  // Refused already (client-errors.ts): its lingering close has a time limit of its own.
+  if (isRefused(socket)) return;
   if (response) {
     // The answer is being worked out (or produced, and every byte written was taken): not the client's stall.
     if (response.req.complete || response.headersSent) return;
