@@ -4,6 +4,7 @@
  * reads them, and no two rules of one key are valid at the same time.
  */
 import { TariffError } from '../../kernel/errors.js';
+import { EventLoopTurns } from '../../kernel/turns.js';
 import type { DocumentPath, DocumentReader } from '../contract/price-list-section.js';
 import { formatDocumentPath } from '../price-list/problems.js';
 import { parseDateTime } from './datetime.js';
@@ -48,12 +49,20 @@ interface DocumentRule {
 
 /**
  * Reports each rule valid at the same time (`intervalsOverlap`) as an earlier one with the same
- * key, at its path: `duplicate of services[x].mappings[2]: {what}, valid at the same time`.
+ * key, at its path: `duplicate of services[x].mappings[2]: {what}, valid at the same time`. The
+ * event loop turns every few thousand rules (kernel/turns.ts).
  */
-export function reportDuplicates<Rule extends DocumentRule>(reader: DocumentReader, rules: readonly Rule[], keyOf: (rule: Rule) => string, what: string): void {
+export async function reportDuplicates<Rule extends DocumentRule>(
+  reader: DocumentReader,
+  rules: readonly Rule[],
+  keyOf: (rule: Rule) => string,
+  what: string,
+): Promise<void> {
+  const turns = new EventLoopTurns();
   const byKey = new Map<string, Rule[]>();
   const validity = (rule: Rule) => ({ start: rule.start ?? EARLIEST, end: rule.end ?? null });
   for (const rule of rules) {
+    await turns.step();
     const key = keyOf(rule);
     const earlier = byKey.get(key);
     if (earlier === undefined) {

@@ -3,6 +3,7 @@
  * name) from a time on (docs/price-list.md §3). Shared by the modules' price-list sections: they
  * say what "the same rule" means and what each step writes.
  */
+import { EventLoopTurns } from '../../kernel/turns.js';
 
 /** A stored version: live, its `end` null or after the effective time. */
 export interface StoredVersion {
@@ -99,16 +100,22 @@ export interface NamedValidity<Path> {
   path: Path;
 }
 
-/** The entries whose name an earlier entry, valid at the same time, has (names are shared by versions only). */
-export function namesInUseTwice<Path>(entries: readonly NamedValidity<Path>[]): NamedValidity<Path>[] {
+/**
+ * The entries whose name an earlier entry, valid at the same time, has (names are shared by
+ * versions only). The event loop turns every few thousand entries (kernel/turns.ts).
+ */
+export async function namesInUseTwice<Path>(entries: readonly NamedValidity<Path>[]): Promise<NamedValidity<Path>[]> {
+  const turns = new EventLoopTurns();
   const byName = new Map<string, NamedValidity<Path>[]>();
   for (const entry of entries) {
+    await turns.step();
     const named = byName.get(entry.name);
     if (named) named.push(entry);
     else byName.set(entry.name, [entry]);
   }
   const clashes: NamedValidity<Path>[] = [];
   for (const named of byName.values()) {
+    await turns.step();
     named.sort((left, right) => left.start.getTime() - right.start.getTime());
     for (let index = 1; index < named.length; index += 1) {
       const previous = named[index - 1];

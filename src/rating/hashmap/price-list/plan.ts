@@ -4,6 +4,7 @@
  * before, the writes come after (`write.ts`).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { EventLoopTurns } from '../../../kernel/turns.js';
 import { formatOptionalApiDateTime } from '../../common/datetime.js';
 import { namesInUseTwice, planVersions, sameTime, type NamedValidity } from '../../common/versioned-plan.js';
 import type { DocumentPath, PriceListChange } from '../../contract/price-list-section.js';
@@ -134,8 +135,8 @@ export class HashmapPlanner {
   ): Promise<HashmapPlan> {
     this.planParents(section, parents);
     await this.planMappings(section.mappings, mappings);
-    this.planThresholds(section.thresholds, thresholds);
-    this.checkNames();
+    await this.planThresholds(section.thresholds, thresholds);
+    await this.checkNames();
     return { changes: this.changes, unversioned: this.unversioned, writes: this.writes };
   }
 
@@ -164,9 +165,9 @@ export class HashmapPlanner {
   }
 
   private async planMappings(wanted: readonly DocumentMapping[], stored: readonly StoredMapping[]): Promise<void> {
-    const storedBy = groupBy(stored, mappingIdentity);
+    const storedBy = await groupBy(stored, mappingIdentity);
     let planned = 0;
-    for (const [identity, rules] of groupBy(wanted, mappingIdentity)) {
+    for (const [identity, rules] of await groupBy(wanted, mappingIdentity)) {
       const kept = storedBy.get(identity) ?? [];
       storedBy.delete(identity);
       this.planIdentity(rules, kept);
@@ -234,8 +235,8 @@ export class HashmapPlanner {
     this.changes.push({ action: 'deleted', resource: 'mapping', path: mappingPath(rule, rule.start), before: mappingTerms(rule) });
   }
 
-  private planThresholds(wanted: readonly DocumentThreshold[], stored: readonly StoredThreshold[]): void {
-    const storedBy = groupBy(stored, thresholdIdentity);
+  private async planThresholds(wanted: readonly DocumentThreshold[], stored: readonly StoredThreshold[]): Promise<void> {
+    const storedBy = await groupBy(stored, thresholdIdentity);
     for (const rule of wanted) {
       const identity = thresholdIdentity(rule);
       const [match, ...extra] = storedBy.get(identity) ?? [];
@@ -269,16 +270,19 @@ export class HashmapPlanner {
   }
 
   /** Reports a name given to two rules valid at the same time from the effective time on. */
-  private checkNames(): void {
-    for (const clash of namesInUseTwice(this.named)) {
+  private async checkNames(): Promise<void> {
+    for (const clash of await namesInUseTwice(this.named)) {
       this.problem([...clash.path, 'name'], `name '${clash.name}' is used by another rule valid at the same time`);
     }
   }
 }
 
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+/** `items` by their key, in their order; the event loop turns every few thousand items. */
+async function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Promise<Map<string, T[]>> {
+  const turns = new EventLoopTurns();
   const groups = new Map<string, T[]>();
   for (const item of items) {
+    await turns.step();
     const key = keyOf(item);
     const group = groups.get(key);
     if (group) group.push(item);

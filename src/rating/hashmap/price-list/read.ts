@@ -3,10 +3,13 @@
  * rules: exact decimals from their source text, dates, the value rules of CloudKitty (a field
  * mapping has a value, a service mapping none), groups that the document lists, and no two rules
  * of one identity (or one name) valid at the same time. Every fault is reported, none thrown.
+ * The event loop turns every few thousand rules (kernel/turns.ts; fix, issue 24: reading a
+ * 280,000-rule section held it for about 0.9 s).
  */
 import { COST_COLUMN, LEVEL_COLUMN, parseDecimal, type DecimalColumn } from '../../common/decimal.js';
 import { readAttribute, readRuleDate, reportDuplicates } from '../../common/document-rules.js';
 import { codePointLength, COLUMN_WIDTH, tooLongMessage } from '../../../database/column-widths.js';
+import { EventLoopTurns } from '../../../kernel/turns.js';
 import type { DocumentPath, DocumentReader } from '../../contract/price-list-section.js';
 import type { RuleType } from '../schemas.js';
 import { mappingIdentity, thresholdIdentity, type DocumentMapping, type DocumentThreshold, type HashmapSection, type ParentName } from './rules.js';
@@ -36,6 +39,7 @@ export class HashmapDocumentReader {
   private readonly groups: Set<string>;
   private readonly mappings: DocumentMapping[] = [];
   private readonly thresholds: DocumentThreshold[] = [];
+  private readonly turns = new EventLoopTurns();
 
   constructor(
     private readonly reader: DocumentReader,
@@ -89,49 +93,51 @@ export class HashmapDocumentReader {
     });
   }
 
-  private readRules(parent: ParentName, rules: RawRules, path: DocumentPath): void {
+  private async readRules(parent: ParentName, rules: RawRules, path: DocumentPath): Promise<void> {
     // A rule the schema refused is left out as `undefined` (its problems are reported already).
     const mappings = rules.mappings ?? [];
     for (let index = 0; index < mappings.length; index += 1) {
       const rule = mappings[index];
       if (rule !== undefined) this.readMapping(parent, rule, [...path, 'mappings', index]);
+      await this.turns.step();
     }
     const thresholds = rules.thresholds ?? [];
     for (let index = 0; index < thresholds.length; index += 1) {
       const rule = thresholds[index];
       if (rule !== undefined) this.readThreshold(parent, rule, [...path, 'thresholds', index]);
+      await this.turns.step();
     }
   }
 
   /** Reads `services`. */
-  readServices(services: Record<string, RawService>): HashmapSection['services'] {
+  async readServices(services: Record<string, RawService>): Promise<HashmapSection['services']> {
     const result: HashmapSection['services'] = [];
     for (const [service, body] of Object.entries(services)) {
       const path = ['services', service];
-      this.readRules({ service, field: null }, body, path);
+      await this.readRules({ service, field: null }, body, path);
       const fields = Object.keys(body.fields ?? {});
-      for (const field of fields) this.readRules({ service, field }, (body.fields ?? {})[field], [...path, 'fields', field]);
+      for (const field of fields) await this.readRules({ service, field }, (body.fields ?? {})[field], [...path, 'fields', field]);
       result.push({ name: service, fields });
     }
     return result;
   }
 
   /** The rules read, once duplicates are reported. */
-  finish(groups: string[], services: HashmapSection['services']): HashmapSection {
-    reportDuplicates(this.reader, this.mappings, (rule) => mappingIdentity(rule), 'same parent, value, tenant_id and group');
-    reportDuplicates(
+  async finish(groups: string[], services: HashmapSection['services']): Promise<HashmapSection> {
+    await reportDuplicates(this.reader, this.mappings, (rule) => mappingIdentity(rule), 'same parent, value, tenant_id and group');
+    await reportDuplicates(
       this.reader,
       this.mappings.filter((rule) => rule.name !== null),
       (rule) => rule.name ?? '',
       'same name',
     );
-    reportDuplicates(this.reader, this.thresholds, (rule) => thresholdIdentity(rule), 'one threshold per level and tenant_id on a service or field');
+    await reportDuplicates(this.reader, this.thresholds, (rule) => thresholdIdentity(rule), 'one threshold per level and tenant_id on a service or field');
     return { groups, services, mappings: this.mappings, thresholds: this.thresholds };
   }
 }
 
 /** Reads `groups` (duplicates reported) and `services`. */
-export function readHashmapMembers(members: Readonly<Record<string, unknown>>, reader: DocumentReader): HashmapSection {
+export async function readHashmapMembers(members: Readonly<Record<string, unknown>>, reader: DocumentReader): Promise<HashmapSection> {
   const groups = (members.groups as (string | undefined)[] | undefined) ?? [];
   const seen = new Set<string>();
   for (const [index, group] of groups.entries()) {
@@ -140,6 +146,6 @@ export function readHashmapMembers(members: Readonly<Record<string, unknown>>, r
     seen.add(group);
   }
   const hashmap = new HashmapDocumentReader(reader, [...seen]);
-  const services = hashmap.readServices((members.services as Record<string, RawService> | undefined) ?? {});
+  const services = await hashmap.readServices((members.services as Record<string, RawService> | undefined) ?? {});
   return hashmap.finish([...seen], services);
 }

@@ -13,7 +13,7 @@ import { writeHashmapPlan } from './write.js';
 export const hashmapPriceList: PriceListSection<HashmapSection> = {
   members: hashmapPriceListMembers,
   exportSection: (db, at, times) => exportHashmapMembers(hashmapTables(db), at, times),
-  readSection: (members, reader) => Promise.resolve(readHashmapMembers(members, reader)),
+  readSection: (members, reader) => readHashmapMembers(members, reader),
   async planSection(transaction, section, context) {
     const db = hashmapTables(transaction);
     const parents = await loadParents(db);

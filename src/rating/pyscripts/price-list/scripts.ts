@@ -53,7 +53,7 @@ export interface StoredScript {
 }
 
 /** Reads `scripts`: dates, and no two versions of a name valid at the same time. */
-export function readScripts(members: Readonly<Record<string, unknown>>, reader: DocumentReader): DocumentScript[] {
+export async function readScripts(members: Readonly<Record<string, unknown>>, reader: DocumentReader): Promise<DocumentScript[]> {
   const scripts: DocumentScript[] = [];
   const raw = (members.scripts as (Record<string, unknown> | undefined)[] | undefined) ?? [];
   for (const [index, entry] of raw.entries()) {
@@ -74,7 +74,7 @@ export function readScripts(members: Readonly<Record<string, unknown>>, reader: 
     };
     scripts.push(script);
   }
-  reportDuplicates(reader, scripts, (script) => script.name, 'same name');
+  await reportDuplicates(reader, scripts, (script) => script.name, 'same name');
   return scripts;
 }
 

@@ -31,7 +31,7 @@ export function pyscriptsPriceList(compiler: ScriptCompiler | undefined): PriceL
       };
     },
     async readSection(members, reader) {
-      const scripts = readScripts(members, reader);
+      const scripts = await readScripts(members, reader);
       for (const script of scripts) {
         try {
           await ensureCompiles(compiler, script.name, script.data);
