@@ -3,19 +3,21 @@
  * document held the event loop, so `/healthcheck` waited 5.5 s behind a refused 7 MB document and
  * 42 s behind a 32 MB dry run). Each read runs {@link checkDocument} in a worker thread of its own
  * (node:worker_threads), and a refusal's positions are found there too; the main thread gets plain
- * values back. At most `TARIFF_PRICE_LIST_READS` reads run at once per process: past it, 503 with
+ * values back, in pieces it takes one per turn of its event loop (value-pieces.ts). At most `TARIFF_PRICE_LIST_READS` reads run at once per process: past it, 503 with
  * `Retry-After`, at once.
  *
  * Where the compiled worker module is not beside this one (the tests run the TypeScript sources),
  * the same functions run on the main thread.
  */
 import { existsSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { TariffError } from '../../kernel/errors.js';
 import type { DocumentPath } from '../contract/price-list-section.js';
 import { checkDocument, locatePaths, type CheckedDocument, type CheckRequest, type LocateRequest } from './checked-document.js';
 import type { TextPosition } from './problems.js';
+import { ValueAssembly, type ValuePiece } from './value-pieces.js';
 
 /** The compiled worker module, beside this one in dist/. */
 const WORKER_URL = new URL('./reading-worker.js', import.meta.url);
@@ -73,13 +75,14 @@ export class DocumentReading {
 
   private run<T>(request: CheckRequest | LocateRequest, inline: () => T): Promise<T> {
     if (!this.useWorkers) return Promise.resolve().then(inline);
-    return new Promise<T>((resolve, reject) => {
-      const worker = new Worker(WORKER_URL, { workerData: request });
+    const { port1, port2 } = new MessageChannel();
+    const answered = new Promise<number>((resolve, reject) => {
+      const worker = new Worker(WORKER_URL, { workerData: { request, port: port2 }, transferList: [port2] });
       let settled = false;
-      worker.once('message', (message: { ok?: T; error?: string }) => {
+      worker.once('message', (message: { pieces?: number; error?: string }) => {
         settled = true;
         if (message.error !== undefined) reject(new Error(`price-list reader: ${message.error}`));
-        else resolve(message.ok as T);
+        else resolve(message.pieces ?? 0);
       });
       worker.once('error', (error) => {
         settled = true;
@@ -89,5 +92,21 @@ export class DocumentReading {
         if (!settled) reject(new Error(`price-list reader ended with code ${code} before answering`));
       });
     });
+    return answered.then((pieces) => receivePieces<T>(port1, pieces)).finally(() => port1.close());
   }
+}
+
+/**
+ * The answer's `count` pieces, queued on `port` already (they stay there after the worker ended),
+ * taken one per turn of the event loop: each is deserialized when taken.
+ */
+async function receivePieces<T>(port: MessagePort, count: number): Promise<T> {
+  const assembly = new ValueAssembly();
+  for (let index = 0; index < count; index += 1) {
+    const received = receiveMessageOnPort(port);
+    if (received === undefined) throw new Error(`price-list reader: piece ${index + 1} of ${count} missing`);
+    assembly.add(received.message as ValuePiece);
+    if (index + 1 < count) await nextTurn();
+  }
+  return assembly.value as T;
 }
