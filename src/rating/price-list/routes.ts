@@ -10,12 +10,13 @@ import jsYaml from 'js-yaml';
 import { faultResponses, faultSchema } from '../../http/fault-schema.js';
 import { actingUser, requestTime } from '../../http/request.js';
 import { changeJournal } from '../../http/change-journal.js';
+import { streamedAnswer } from '../../http/streamed-answer.js';
 import { BadRequestError, invalidInput } from '../../kernel/errors.js';
 import { BulkCollector } from '../../kernel/memory.js';
 import { parseDateTime } from '../common/datetime.js';
 import { BooleanText, queryBoolean, QueryString } from '../common/schemas.js';
 import type { DocumentFormat } from './document-text.js';
-import type { PriceList } from './price-list.js';
+import type { PriceList, PriceListDiff } from './price-list.js';
 
 /** Media types of YAML bodies and answers (no registered one: these are what tools send). */
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
@@ -63,6 +64,28 @@ const InvalidDocument = Type.Object(
   { description: 'Bad input; a malformed document lists every problem in `problems`, with its path (and line and column)' },
 );
 
+/** Diffs of more changes than this are streamed (a change is a few hundred bytes); smaller ones are one string. */
+export const STREAM_FROM_CHANGES = 2000;
+
+/**
+ * The diff's JSON text, the bytes of `JSON.stringify(diff)`, as small parts (its head, then each
+ * change), `counted.chars` adding their lengths as they are made.
+ */
+function* diffParts(diff: PriceListDiff, counted: { chars: number }): Generator<string> {
+  const { changes, ...head } = diff;
+  // The members in the order PriceList.diff gives them, `changes` last.
+  const text = JSON.stringify(head);
+  let part = `${text.slice(0, -1)},"changes":[`;
+  for (let index = 0; index < changes.length; index += 1) {
+    part += (index === 0 ? '' : ',') + JSON.stringify(changes[index]);
+    counted.chars += part.length;
+    yield part;
+    part = '';
+  }
+  counted.chars += part.length + 2;
+  yield `${part}]}`;
+}
+
 /** The answer's format from `Accept`: YAML when a YAML type is asked for before JSON. */
 function answerFormat(request: FastifyRequest): DocumentFormat {
   const accept = (request.headers.accept ?? '').toLowerCase();
@@ -87,10 +110,11 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
   // After a bulk export or apply was done and answered, give its garbage back (kernel/memory.ts).
   // fix, issue 24: not for what a request declares (a refused or header-only request did no work).
   const collector = new BulkCollector(priceList.limits.bulkCollectionIntervalMs);
-  const bulkWork = new WeakMap<FastifyRequest, number>();
+  // Characters read and answered, by request (a streamed answer's count grows as it is written).
+  const bulkWork = new WeakMap<FastifyRequest, { chars: number }>();
   app.addHook('onResponse', async (request, reply) => {
-    const bytes = bulkWork.get(request);
-    if (bytes !== undefined && reply.statusCode < 300) collector.afterBulkWork(bytes);
+    const work = bulkWork.get(request);
+    if (work !== undefined && reply.statusCode < 300) collector.afterBulkWork(work.chars);
   });
   app.addHook('onClose', async () => collector.close());
   app.get(
@@ -109,7 +133,7 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
       const document = await priceList.export(at);
       const yaml = answerFormat(request) === 'yaml';
       const text = yaml ? jsYaml.dump(document, { lineWidth: -1, noRefs: true }) : JSON.stringify(document, null, 2) + '\n';
-      bulkWork.set(request, text.length);
+      bulkWork.set(request, { chars: text.length });
       return reply.type(yaml ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8').send(text);
     },
   );
@@ -163,10 +187,18 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
         changeJournal(request),
       );
       if (!diff.dry_run && diff.changes.length > 0) onChange();
-      // Ten thousand changes: plain JSON.stringify, no response schema to walk.
-      const answer = JSON.stringify(diff);
-      bulkWork.set(request, text.length + answer.length);
-      return reply.type('application/json; charset=utf-8').send(answer);
+      // No response schema to walk: the diff's JSON text, whole when small, else streamed with
+      // back-pressure (fix, issue 24: a 280,000-rule diff was a 103 MB string, made in one go on
+      // the event loop and held until the client had read it).
+      reply.type('application/json; charset=utf-8');
+      if (diff.changes.length <= STREAM_FROM_CHANGES) {
+        const answer = JSON.stringify(diff);
+        bulkWork.set(request, { chars: text.length + answer.length });
+        return reply.send(answer);
+      }
+      const counted = { chars: text.length };
+      bulkWork.set(request, counted);
+      return reply.send(streamedAnswer(diffParts(diff, counted)) as unknown as string);
     },
   );
 };

@@ -7,13 +7,13 @@
  * - Its size is estimated from the priced decimals before anything is written; past
  *   `TARIFF_QUOTE_ANSWER_GROWTH` × the request body (never under 1 MiB) or
  *   `TARIFF_QUOTE_ANSWER_LIMIT_MB`, the quote is refused with 413 naming the setting.
- * - A small answer is one `JSON.stringify`, as before. A large one is a stream of pieces of
- *   {@link PIECE_CHARS} characters, each written when the client has read the previous ones,
- *   with a turn of the event loop between pieces: the process never holds the answer as one
- *   string. Both are the same bytes.
+ * - A small answer is one `JSON.stringify`, as before. A large one is a stream of pieces
+ *   (http/streamed-answer.ts), each written when the client has read the previous ones, with a
+ *   turn of the event loop between pieces: the process never holds the answer as one string.
+ *   Both are the same bytes.
  */
-import { Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Readable } from 'node:stream';
+import { streamedAnswer } from '../../http/streamed-answer.js';
 import { TariffError } from '../../kernel/errors.js';
 import type { Exact } from '../common/exact.js';
 import { pointToJson, type PricedPoint, type RatingDataframe } from '../contract/dataframe.js';
@@ -32,9 +32,6 @@ export const ANSWER_GROWTH_FLOOR_BYTES = 1024 * 1024;
 
 /** Answers estimated larger than this are streamed; smaller ones are one string. */
 export const STREAM_FROM_BYTES = 1024 * 1024;
-
-/** Characters of JSON per piece of a streamed answer. */
-const PIECE_CHARS = 64 * 1024;
 
 /** 413: the answer would be larger than the settings allow. */
 export class AnswerTooLargeError extends TariffError {
@@ -113,30 +110,23 @@ export function answerText(priced: PricedDataframe, explain: boolean): string {
   return JSON.stringify({ total: priced.total.toString(), period: priced.dataframe.period, usage });
 }
 
-/** The answer's JSON text in pieces of about {@link PIECE_CHARS} characters, a turn of the event loop between two. */
-async function* answerPieces(priced: PricedDataframe, explain: boolean): AsyncGenerator<string> {
-  let text = `{"total":${JSON.stringify(priced.total.toString())},"period":${JSON.stringify(priced.dataframe.period)},"usage":{`;
+/** The answer's JSON text as small parts: its head, each point, the closing brackets. */
+function* answerParts(priced: PricedDataframe, explain: boolean): Generator<string> {
+  yield `{"total":${JSON.stringify(priced.total.toString())},"period":${JSON.stringify(priced.dataframe.period)},"usage":{`;
   let firstService = true;
   for (const [service, points] of servicesInJsonOrder(priced.dataframe)) {
-    text += `${firstService ? '' : ','}${JSON.stringify(service)}:[`;
+    yield `${firstService ? '' : ','}${JSON.stringify(service)}:[`;
     firstService = false;
-    for (let index = 0; index < points.length; index += 1) {
-      text += (index === 0 ? '' : ',') + JSON.stringify(pointToJson(points[index], explain));
-      if (text.length >= PIECE_CHARS) {
-        yield text;
-        text = '';
-        await nextTurn();
-      }
-    }
-    text += ']';
+    for (let index = 0; index < points.length; index += 1) yield (index === 0 ? '' : ',') + JSON.stringify(pointToJson(points[index], explain));
+    yield ']';
   }
-  yield `${text}}}`;
+  yield '}}';
 }
 
 /**
  * The answer as a stream of UTF-8 pieces, each made when the client has read enough of the
- * previous ones (the stream's high-water mark is one piece).
+ * previous ones (http/streamed-answer.ts).
  */
 export function answerStream(priced: PricedDataframe, explain: boolean): Readable {
-  return Readable.from(answerPieces(priced, explain), { objectMode: false, highWaterMark: PIECE_CHARS });
+  return streamedAnswer(answerParts(priced, explain));
 }
