@@ -17,6 +17,7 @@ import { clientErrorHandler } from './client-errors.js';
 import { connectionTimeouts, tariffServerFactory } from './http-server.js';
 import { checkInputText, checkQueryEncoding, decodeUtf8Body } from './input-text.js';
 import { keepNumberTextInPlace, parseKeepingNumberText, type NumberTextRouteConfig } from './json-number-text.js';
+import { LARGE_BODY_BYTES, readLargeJsonBody } from './large-json-body.js';
 import { registerRootRoutes } from './root.js';
 import { installUpdateAnswers, takeFollowedUpdate } from './update-answers.js';
 import type { Database } from '../database/connection.js';
@@ -184,29 +185,48 @@ function takesTextBody(request: FastifyRequest, mediaType: string): boolean {
  * read a second time by the lossless parser.
  */
 function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
-  /** Bodies whose text was checked by the parser already (those read with their number text). */
-  const checkedBodies = new WeakSet<object>();
+  /**
+   * Bodies whose text was checked by the parser already (those read with their number text, and
+   * large ones), with the check's fault if it found one (thrown once the query is checked).
+   */
+  const checkedBodies = new WeakMap<object, Error | undefined>();
   const numberTextNames = new WeakMap<readonly string[], ReadonlySet<string>>();
+  const namesOf = (request: FastifyRequest): ReadonlySet<string> | undefined => {
+    const under = (request.routeOptions.config as NumberTextRouteConfig | undefined)?.numberTextUnder;
+    if (!under) return undefined;
+    let names = numberTextNames.get(under);
+    if (!names) numberTextNames.set(under, (names = new Set(under)));
+    return names;
+  };
+  const refuseSyntax = (error: unknown): Error =>
+    error instanceof SyntaxError ? new BadRequestError(`Request is not in valid JSON format: ${error.message}`) : (error as Error);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     try {
       const text = decodeUtf8Body(body as Buffer);
       if (text.trim() === '') return done(null, undefined);
       if (takesTextBody(request, 'application/json')) return done(null, text);
+      if ((body as Buffer).length >= LARGE_BODY_BYTES) {
+        readLargeJsonBody(text, namesOf(request), maxDepth).then(
+          ({ value, checked, fault }) => {
+            if (checked) checkedBodies.set(value as object, fault);
+            done(null, value);
+          },
+          (error: unknown) => done(refuseSyntax(error), undefined),
+        );
+        return;
+      }
       const parsed: unknown = JSON.parse(text);
-      const under = (request.routeOptions.config as NumberTextRouteConfig | undefined)?.numberTextUnder;
-      if (!under || parsed === null || typeof parsed !== 'object') return done(null, parsed);
-      let names = numberTextNames.get(under);
-      if (!names) numberTextNames.set(under, (names = new Set(under)));
+      const names = namesOf(request);
+      if (!names || parsed === null || typeof parsed !== 'object') return done(null, parsed);
       if (keepNumberTextInPlace(text, parsed, names)) return done(null, parsed);
       // The lossless parser recurses: check depth (and the rest) on JSON.parse's value first.
       checkInputText(parsed, 'body', maxDepth);
       const withNumberText = parseKeepingNumberText(text, names) as object;
-      checkedBodies.add(withNumberText);
+      checkedBodies.set(withNumberText, undefined);
       done(null, withNumberText);
     } catch (error) {
-      if (error instanceof SyntaxError) done(new BadRequestError(`Request is not in valid JSON format: ${error.message}`), undefined);
-      else done(error as Error, undefined);
+      done(refuseSyntax(error), undefined);
     }
   });
   // Any other type is read to its end like an over-limit body (within the route's limit, up to the
@@ -229,7 +249,11 @@ function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
     try {
       checkQueryEncoding(request.url);
       checkInputText(request.query, 'query', maxDepth);
-      if (!(request.body !== null && typeof request.body === 'object' && checkedBodies.has(request.body))) checkInputText(request.body, 'body', maxDepth);
+      const body = request.body;
+      if (body !== null && typeof body === 'object' && checkedBodies.has(body)) {
+        const fault = checkedBodies.get(body);
+        if (fault) throw fault;
+      } else checkInputText(body, 'body', maxDepth);
       takeFollowedUpdate(request);
     } catch (error) {
       done(error as Error);

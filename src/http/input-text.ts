@@ -8,6 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { BadRequestError } from '../kernel/errors.js';
 import { JsonNumberText } from '../kernel/json-number.js';
+import { runSteps, type Steps } from './json-in-slices.js';
 
 /**
  * Decodes a request body as UTF-8.
@@ -45,9 +46,25 @@ function textFault(text: string): string | undefined {
  *   (TARIFF_JSON_MAX_DEPTH).`
  */
 export function checkInputText(value: unknown, where: string, maxDepth: number): void {
+  runSteps(checkInputTextInSteps(value, where, maxDepth));
+}
+
+/** Items {@link checkInputTextInSteps} checks between two steps. */
+const CHECK_STEP_ITEMS = 8192;
+
+/**
+ * {@link checkInputText} in steps of {@link CHECK_STEP_ITEMS} strings and containers, for a large
+ * body checked in slices (`json-in-slices.ts`); same checks, same errors.
+ */
+export function* checkInputTextInSteps(value: unknown, where: string, maxDepth: number): Steps<void> {
   const pending: unknown[] = [value];
   const depths: number[] = [1];
+  let untilStep = CHECK_STEP_ITEMS;
   while (pending.length > 0) {
+    if (--untilStep === 0) {
+      untilStep = CHECK_STEP_ITEMS;
+      yield;
+    }
     const item = pending.pop();
     const depth = depths.pop() as number;
     if (typeof item === 'string') {

@@ -9,6 +9,7 @@
 import { parse as parseLossless } from 'lossless-json';
 import { BadRequestError } from '../kernel/errors.js';
 import { JsonNumberText } from '../kernel/json-number.js';
+import { parseJsonInSteps, runSteps, type Steps } from './json-in-slices.js';
 
 /** Route config key: the members whose number values keep their source text. */
 export interface NumberTextRouteConfig {
@@ -43,9 +44,25 @@ const NUMBER_NEEDING_TEXT = /[:,[][ \t\n\r]*(-?(?:\d+\.\d+(?:[eE][+-]?\d+)?|\d+[
  * @returns false when the lossless parse is needed (`parsed` may then be partly changed: drop it).
  */
 export function keepNumberTextInPlace(text: string, parsed: unknown, under: ReadonlySet<string>): boolean {
+  return runSteps(keepNumberTextInPlaceInSteps(text, parsed, under));
+}
+
+/** Matches or containers {@link keepNumberTextInPlaceInSteps} handles between two steps. */
+const NUMBER_TEXT_STEP = 8192;
+
+/** {@link keepNumberTextInPlace} in steps, for a large body read in slices (`json-in-slices.ts`). */
+export function* keepNumberTextInPlaceInSteps(text: string, parsed: unknown, under: ReadonlySet<string>): Steps<boolean> {
   NUMBER_NEEDING_TEXT.lastIndex = 0;
   let texts: Map<number, string | null> | undefined;
+  let untilStep = NUMBER_TEXT_STEP;
   for (let match = NUMBER_NEEDING_TEXT.exec(text); match !== null; match = NUMBER_NEEDING_TEXT.exec(text)) {
+    if (--untilStep === 0) {
+      untilStep = NUMBER_TEXT_STEP;
+      // The expression is shared: keep its place across the step.
+      const lastIndex = NUMBER_NEEDING_TEXT.lastIndex;
+      yield;
+      NUMBER_NEEDING_TEXT.lastIndex = lastIndex;
+    }
     const value = Number(match[1]);
     texts ??= new Map<number, string | null>();
     const known = texts.get(value);
@@ -55,6 +72,10 @@ export function keepNumberTextInPlace(text: string, parsed: unknown, under: Read
   const pending: unknown[] = [parsed];
   let kept = false;
   while (pending.length > 0) {
+    if (--untilStep === 0) {
+      untilStep = NUMBER_TEXT_STEP;
+      yield;
+    }
     const container = pending.pop();
     if (container === null || typeof container !== 'object') continue;
     const isArray = Array.isArray(container);
@@ -100,16 +121,43 @@ function readNumber(text: string): unknown {
  * @throws BadRequestError when the nesting is too deep for the parser's stack.
  */
 export function parseKeepingNumberText(text: string, under: ReadonlySet<string>): unknown {
-  let root: unknown;
+  const root = parseLosslessly(text);
+  plainNumbersOutside(root, under, false);
+  if (root !== null && typeof root === 'object') parsedWithNumberText.add(root);
+  return root;
+}
+
+/**
+ * {@link parseKeepingNumberText} in steps, for a large body read in slices: its large arrays and
+ * objects are cut into runs of members (`json-in-slices.ts`), each read by the lossless parser.
+ * Same value, same errors.
+ *
+ * @param maxDepth - `TARIFF_JSON_MAX_DEPTH`: deeper text is read whole (the input-text check refuses it).
+ * @param runCharacters - the cut's run size (`json-in-slices.ts`; tests cut small texts).
+ */
+export function* parseKeepingNumberTextInSteps(text: string, under: ReadonlySet<string>, maxDepth: number, runCharacters?: number): Steps<unknown> {
+  const root = yield* parseJsonInSteps(text, {
+    parseRun: (run, keeps) => {
+      const value = parseLosslessly(run);
+      plainNumbersOutside(value, under, keeps);
+      return value;
+    },
+    parseWhole: (whole) => parseKeepingNumberText(whole, under),
+    keepsOf: (_containerKeeps, key, memberIsArray) => key !== undefined && !memberIsArray && under.has(key),
+    maxDepth,
+    runCharacters,
+  });
+  if (root !== null && typeof root === 'object') parsedWithNumberText.add(root);
+  return root;
+}
+
+function parseLosslessly(text: string): unknown {
   try {
-    root = parseLossless(text, null, { parseNumber: readNumber, onDuplicateKey: ({ newValue }) => newValue });
+    return parseLossless(text, null, { parseNumber: readNumber, onDuplicateKey: ({ newValue }) => newValue });
   } catch (error) {
     if (error instanceof RangeError) throw new BadRequestError('Request body is nested too deeply to be read.');
     throw error;
   }
-  plainNumbersOutside(root, under);
-  if (root !== null && typeof root === 'object') parsedWithNumberText.add(root);
-  return root;
 }
 
 /**
@@ -120,10 +168,14 @@ export function hasNumberText(body: unknown): boolean {
   return body !== null && typeof body === 'object' && parsedWithNumberText.has(body);
 }
 
-/** Turns every {@link JsonNumberText} that is not a member of an object named in `under` back into its number (no recursion). */
-function plainNumbersOutside(root: unknown, under: ReadonlySet<string>): void {
+/**
+ * Turns every {@link JsonNumberText} that is not a member of an object named in `under` back into
+ * its number (no recursion). `rootKeeps`: whether `root`'s own members keep theirs (a run of a
+ * named object's members).
+ */
+function plainNumbersOutside(root: unknown, under: ReadonlySet<string>, rootKeeps: boolean): void {
   const pending: { container: Record<string, unknown>; keeps: boolean }[] = [];
-  if (root !== null && typeof root === 'object') pending.push({ container: root as Record<string, unknown>, keeps: false });
+  if (root !== null && typeof root === 'object') pending.push({ container: root as Record<string, unknown>, keeps: rootKeeps });
   while (pending.length > 0) {
     const { container, keeps } = pending.pop() as { container: Record<string, unknown>; keeps: boolean };
     const isArray = Array.isArray(container);
