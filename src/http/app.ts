@@ -182,7 +182,9 @@ function takesTextBody(request: FastifyRequest, mediaType: string): boolean {
  * any handler walks them (`JSON.parse` itself is not recursive). A route with
  * `config.numberTextUnder` gets the numbers of the named members with their source text
  * (`json-number-text.ts`): taken from the text's number tokens, or, when those leave a doubt,
- * read a second time by the lossless parser.
+ * read a second time by the lossless parser. A body of {@link LARGE_BODY_BYTES} or more goes
+ * through the same steps in slices (`large-json-body.ts`, fix, issue 24: a 32 MiB quote held the
+ * event loop 1-2 s), its check done there and its fault thrown here after the query's.
  */
 function installJsonBodies(app: FastifyInstance, maxDepth: number): void {
   /**
