@@ -86,6 +86,7 @@ export function tariffServerFactory(options: HttpServerOptions): (handler: Fasti
           return;
         }
         handler(request, response);
+        if (!request.complete) watchBodyAfterAnswer(request, response, timeouts);
       },
     );
     server.keepAliveTimeout = timeouts.keepAliveMs;
@@ -100,6 +101,29 @@ export function tariffServerFactory(options: HttpServerOptions): (handler: Fasti
     });
     return server;
   };
+}
+
+/** Sockets whose answer went out before its request's body was all read, until that body ends. */
+const answeredBeforeBody = new WeakSet<Socket>();
+
+/**
+ * fix (issue 24): a refusal sent before the body was read (a quote's 503 from the admission
+ * budget) lets Node read the rest of the body and drop it; Node then times the connection as an
+ * idle keep-alive one, so a body that stalled there held the connection for
+ * `TARIFF_KEEP_ALIVE_TIMEOUT`. Until such a body ends, the connection is timed by
+ * `TARIFF_STALL_TIMEOUT` and cut when it stalls ({@link onSocketTimeout}).
+ */
+function watchBodyAfterAnswer(request: IncomingMessage, response: ServerResponse, timeouts: ConnectionTimeouts): void {
+  response.once('finish', () => {
+    if (request.complete) return;
+    const socket = request.socket;
+    answeredBeforeBody.add(socket);
+    socket.setTimeout(timeouts.stallMs);
+    request.once('end', () => {
+      answeredBeforeBody.delete(socket);
+      if (!socket.destroyed) socket.setTimeout(timeouts.keepAliveMs);
+    });
+  });
 }
 
 /**
@@ -136,6 +160,13 @@ function onSocketTimeout(options: HttpServerOptions, socket: Socket): void {
   }
   // Refused already (client-errors.ts): its lingering close has a time limit of its own.
   if (isRefused(socket)) return;
+  if (answeredBeforeBody.has(socket)) {
+    // Answered already; the rest of the body, which nobody reads, stopped coming.
+    options.log().info({ remoteAddress: socket.remoteAddress, timeout_s: stallSeconds }, 'connection cut: the body of an answered request stalled');
+    options.metrics?.connectionCut('read_stall');
+    socket.destroy();
+    return;
+  }
   if (response) {
     // The answer is being worked out (or produced, and every byte written was taken): not the client's stall.
     if (response.req.complete || response.headersSent) return;
