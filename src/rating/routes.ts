@@ -13,7 +13,7 @@ import { ConflictError } from '../kernel/errors.js';
 import type { ModuleSet } from './contract/module-set.js';
 import { ModuleStateRepository } from './module-states/repository.js';
 import { moduleRoutesV1, moduleRoutesV2 } from './module-states/routes.js';
-import { quoteRoutesV1, quoteRoutesV2 } from './quote/routes.js';
+import { quoteRoutesV1, quoteRoutesV2, type QuoteRouteOptions } from './quote/routes.js';
 import type { RatingSnapshotCache } from './quote/snapshot.js';
 import { PriceList, type PriceListLimits } from './price-list/price-list.js';
 import { priceListRoutes } from './price-list/routes.js';
@@ -56,16 +56,20 @@ interface RatingRouteOptions extends RatingApiOptions {
   quoteAdmission: QuoteAdmission;
 }
 
+/** The quote routes' options (v1, its alias and v2 share one admission budget). */
+function quoteRouteOptions(options: RatingRouteOptions): QuoteRouteOptions {
+  const { snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics, quoteAdmission, quoteAnswerLimits } = options;
+  return { snapshots, bodyLimit: quoteBodyLimit, maxDecimalExponent, hidden, metrics, admission: quoteAdmission, answerLimits: quoteAnswerLimits };
+}
+
 /** CloudKitty compat: the configuration paths of a module without a configuration API. */
 async function notConfigurable(): Promise<never> {
   throw new ConflictError('Module is not configurable');
 }
 
 /** `/v1/rating` (and its alias): module states, quote, `module_config/<module>/...`. */
-const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
-  app,
-  { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, hidden, metrics, runningRuleUpdates, quoteAdmission, quoteAnswerLimits },
-) => {
+const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (app, options) => {
+  const { database, modules, snapshots, hidden, runningRuleUpdates } = options;
   // CloudKitty compat: v1 is WSME's API, whose GETs take arguments from a JSON body too, and
   // whose datetimes are naive wall time in CloudKitty's zone.
   app.addHook('onRoute', (route) => {
@@ -75,15 +79,7 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
   installCloudKittyDateTimes(app, database.storedDateTimes.zone);
   const states = new ModuleStateRepository(database, modules);
   await app.register(moduleRoutesV1, { modules: states, onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV1, {
-    snapshots,
-    bodyLimit: quoteBodyLimit,
-    maxDecimalExponent,
-    hidden,
-    metrics,
-    admission: quoteAdmission,
-    answerLimits: quoteAnswerLimits,
-  });
+  await app.register(quoteRoutesV1, quoteRouteOptions(options));
   for (const module of modules.all) {
     const prefix = `/module_config/${module.name}`;
     if (module.routes) {
@@ -101,24 +97,15 @@ const ratingRoutesV1: FastifyPluginAsync<RatingRouteOptions> = async (
 
 /** `/v2/rating`: module states, quote, price list and the audit trail of configuration changes. */
 const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, options) => {
-  const { database, modules, snapshots, quoteBodyLimit, maxDecimalExponent, priceListLimits, changesMaxLimit, hidden, metrics } = options;
-  const { quoteAdmission, quoteAnswerLimits } = options;
+  const { database, modules, snapshots, priceListLimits, changesMaxLimit, hidden } = options;
   // v2 GETs take no body arguments, but the client sends them a Content-Type too: nothing to parse.
   app.addHook('onRequest', dropEmptyGetContentType);
   await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
-  await app.register(quoteRoutesV2, {
-    snapshots,
-    bodyLimit: quoteBodyLimit,
-    maxDecimalExponent,
-    hidden,
-    metrics,
-    admission: quoteAdmission,
-    answerLimits: quoteAnswerLimits,
-  });
+  await app.register(quoteRoutesV2, quoteRouteOptions(options));
   await app.register(priceListRoutes, {
     priceList: new PriceList(database, modules, priceListLimits),
     onChange: () => snapshots.invalidate(),
-    bodyLimit: quoteBodyLimit,
+    bodyLimit: options.quoteBodyLimit,
     hidden,
   });
   await app.register(changeRoutes, {
