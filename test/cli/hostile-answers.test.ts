@@ -5,26 +5,17 @@
  * `TARIFF_CLIENT_MAX_ANSWER_MB` (declared, or endless and chunked) ends the command with one line
  * and exit code 1, not a stack trace or gigabytes of memory.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { cleanEnvironment, runCli, type CliRun } from '../helpers/cli.js';
 
 /** Anything that drives a terminal: what must never reach stdout or stderr raw. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** How the fake server answers the next request. */
 let handle: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => response.end();
@@ -34,18 +25,8 @@ let directory: string;
 let file: string;
 
 /** Runs `node bin/tariff.js <args>` against the fake server, without the caller's OS_/TARIFF_ settings. */
-function tariff(args: string[], extra: Record<string, string> = {}): Promise<Run> {
-  const environment: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !/^(OS_|TARIFF_)/.test(name)) environment[name] = value;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}/bin/tariff.js`, ...args], { env: { ...environment, TARIFF_URL: url, ...extra }, timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
+function tariff(args: string[], extra: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(cleanEnvironment({ TARIFF_URL: url, ...extra }), args);
 }
 
 /** Answers with a JSON body once the request's body is read. */

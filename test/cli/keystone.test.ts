@@ -4,32 +4,18 @@
  * the server found as the catalog's `rating` endpoint (no --url), the member's 403 and a wrong
  * password explained in one line, and `OS_TOKEN` with `TARIFF_URL`.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../helpers/cli.js';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { keystoneModeEnvironment, startKeystone, type Keystone } from '../keystone/keystone.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
 /** Runs the built `tariff` with only `environment` beside PATH and HOME (no stray OS_* of the caller). */
-function tariff(environment: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}/bin/tariff.js`, ...args], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), ...environment },
-      timeout: 60_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
+function tariff(environment: Record<string, string>, ...args: string[]): Promise<CliRun> {
+  return runCli({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), ...environment }, args);
 }
 
 describe('tariff price-list with Keystone credentials', () => {

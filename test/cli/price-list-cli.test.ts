@@ -12,34 +12,14 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { cleanEnvironment, runCli, type CliRun } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = '/usr/bin/script';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment without the caller's OpenStack or Tariff client settings. */
-function cleanEnvironment(extra: Record<string, string>): Record<string, string> {
-  const environment: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !/^(OS_|TARIFF_)/.test(name)) environment[name] = value;
-  return { ...environment, ...extra };
-}
-
 /** Runs `node bin/tariff.js <args>` with `input` on stdin (a pipe, never a terminal). */
-function tariff(environment: Record<string, string>, args: string[], input = ''): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}/bin/tariff.js`, ...args], { env: cleanEnvironment(environment), timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+function tariff(environment: Record<string, string>, args: string[], input = ''): Promise<CliRun> {
+  return runCli(cleanEnvironment(environment), args, input);
 }
 
 const V1 = `modules:

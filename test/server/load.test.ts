@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 /** A v2 quote body of `count` points over four flavors. */
-function quoteBody(count: number, options: { explain?: boolean } = {}): Buffer {
+function quoteBody(count: number, options: { explain?: boolean } = {}): Buffer<ArrayBuffer> {
   const flavors = ['m1.nano', 'm1.tiny', 'm1.small', 'm1.large'];
   const usage = Array.from({ length: count }, (_, index) => ({
     vol: { unit: 'instance', qty: String(1 + (index % 4)) },
