@@ -15,6 +15,7 @@ import { DatabaseUnavailableError } from './database/errors.js';
 import { ScriptSandbox } from './rating/pyscripts/sandbox/index.js';
 import { TariffMetrics } from './kernel/metrics.js';
 import { listenForMetrics } from './http/metrics-listener.js';
+import { connectionTimeouts } from './http/http-server.js';
 import { TARIFF_VERSION } from './kernel/version.js';
 import type { FileSettings } from './config-file/settings.js';
 
@@ -169,7 +170,9 @@ export async function startServer(config: TariffConfig, options: StartOptions = 
     const url = await app.listen({ host: config.host, port: config.port });
     app.log.info({ version: TARIFF_VERSION, database: database.description, url }, 'Tariff is serving the rating API');
     const metricsListener =
-      metrics && config.metricsPort !== undefined ? await listenForMetrics(metrics, { host: config.metricsHost, port: config.metricsPort }) : undefined;
+      metrics && config.metricsPort !== undefined
+        ? await listenForMetrics(metrics, { host: config.metricsHost, port: config.metricsPort, timeouts: connectionTimeouts(config) })
+        : undefined;
     if (metricsListener) app.log.info({ url: `${metricsListener.url}/metrics` }, 'Tariff is serving its metrics');
     let stopping: Promise<ShutdownReport> | undefined;
     const stop = () =>

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TariffMetrics } from '../kernel/metrics.js';
+import type { ConnectionTimeouts } from './http-server.js';
 
 /** A running metrics listener. */
 export interface MetricsListener {
@@ -31,17 +32,24 @@ async function serve(metrics: TariffMetrics, request: IncomingMessage, response:
 }
 
 /**
- * Listens on `host:port` for `GET /metrics`.
+ * Listens on `host:port` for `GET /metrics`, with the API's connection time-outs
+ * (`TARIFF_REQUEST_TIMEOUT`, `TARIFF_STALL_TIMEOUT`, `TARIFF_KEEP_ALIVE_TIMEOUT`): a connection
+ * that stalls is closed without a word (fix, issue 24: the port kept Node's defaults).
  *
  * @throws the listen error (e.g. `EADDRINUSE`) when the port cannot be bound.
  */
-export async function listenForMetrics(metrics: TariffMetrics, { host, port }: { host: string; port: number }): Promise<MetricsListener> {
-  const server = createServer((request, response) => {
+export async function listenForMetrics(
+  metrics: TariffMetrics,
+  { host, port, timeouts }: { host: string; port: number; timeouts: ConnectionTimeouts },
+): Promise<MetricsListener> {
+  const server = createServer({ requestTimeout: timeouts.requestMs, headersTimeout: timeouts.headersMs }, (request, response) => {
     serve(metrics, request, response).catch((error: unknown) => {
       if (!response.headersSent) answer(response, 500, 'text/plain; charset=utf-8', `Metrics unavailable: ${String(error)}\n`);
       else response.destroy();
     });
   });
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  server.setTimeout(timeouts.stallMs, (socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

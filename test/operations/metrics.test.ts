@@ -5,6 +5,7 @@
  * API's port (admin only). Prometheus itself scraping a real server: prometheus.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,9 +16,13 @@ import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { TariffMetrics } from '../../src/kernel/metrics.js';
 import { listenForMetrics, type MetricsListener } from '../../src/http/metrics-listener.js';
+import { connectionTimeouts } from '../../src/http/http-server.js';
 import { databaseErrorKind } from '../../src/database/errors.js';
 import { H, startTestApp, type TestApp } from '../helpers/app.js';
 import { testIdentity } from '../helpers/keystone-identity.js';
+
+/** The metrics listener's time-outs with a stall time-out of 1 s. */
+const STALL_ONE_SECOND = connectionTimeouts({ requestTimeoutMs: 300_000, stallTimeoutMs: 1000, keepAliveTimeoutMs: 72_000 });
 
 /** The value of one sample line (`name{labels} value`) of a Prometheus text, or undefined. */
 function sample(text: string, series: string): number | undefined {
@@ -183,7 +188,7 @@ describe('TARIFF_METRICS_PORT and Keystone mode', () => {
 
   it('on its own port asks no token, and the API port answers it 404', async () => {
     const { app, metrics } = await start({ TARIFF_METRICS_PORT: '9464' });
-    listener = await listenForMetrics(metrics, { host: '127.0.0.1', port: 0 });
+    listener = await listenForMetrics(metrics, { host: '127.0.0.1', port: 0, timeouts: STALL_ONE_SECOND });
     await app.inject({ method: 'GET', url: '/v1/rating/modules', headers: { 'x-auth-token': ADMIN_TOKEN } });
     const onApiPort = await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-auth-token': ADMIN_TOKEN } });
     expect(onApiPort.statusCode).toBe(404);
@@ -193,5 +198,20 @@ describe('TARIFF_METRICS_PORT and Keystone mode', () => {
     expect(await scraped.text()).toContain('tariff_http_requests_total{route="/v1/rating/modules",method="GET",status="200"} 1');
     expect((await fetch(`${listener.url}/other`)).status).toBe(404);
     expect((await fetch(`${listener.url}/metrics`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('on its own port closes a request that stalls at TARIFF_STALL_TIMEOUT', async () => {
+    const { metrics } = await start({ TARIFF_METRICS_PORT: '9464' });
+    listener = await listenForMetrics(metrics, { host: '127.0.0.1', port: 0, timeouts: STALL_ONE_SECOND });
+    const { port } = new URL(listener.url);
+    const started = performance.now();
+    const closedAfterMs = await new Promise<number>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => socket.write('GET /metrics HTTP/1.1\r\nHost: m'));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(performance.now() - started));
+    });
+    // Node's own time-outs alone (headers 60 s) would keep it a minute.
+    expect(closedAfterMs).toBeGreaterThan(900);
+    expect(closedAfterMs).toBeLessThan(20_000);
   });
 });
