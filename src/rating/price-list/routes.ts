@@ -10,7 +10,7 @@ import jsYaml from 'js-yaml';
 import { faultResponses, faultSchema } from '../../http/fault-schema.js';
 import { actingUser, requestTime } from '../../http/request.js';
 import { changeJournal } from '../../http/change-journal.js';
-import { streamedAnswer } from '../../http/streamed-answer.js';
+import { prettyJsonParts, streamedAnswer } from '../../http/streamed-answer.js';
 import { BadRequestError, invalidInput } from '../../kernel/errors.js';
 import { BulkCollector } from '../../kernel/memory.js';
 import { parseDateTime } from '../common/datetime.js';
@@ -86,6 +86,20 @@ function* diffParts(diff: PriceListDiff, counted: { chars: number }): Generator<
   yield `${part}]}`;
 }
 
+/**
+ * The export's JSON text, the bytes of `JSON.stringify(document, null, 2)` and a line feed, in
+ * parts down to each rule (document → services → service → fields → field → mappings → mapping),
+ * `counted.chars` adding their lengths as they are made.
+ */
+function* exportParts(document: unknown, counted: { chars: number }): Generator<string> {
+  for (const part of prettyJsonParts(document, 6)) {
+    counted.chars += part.length;
+    yield part;
+  }
+  counted.chars += 1;
+  yield '\n';
+}
+
 /** The answer's format from `Accept`: YAML when a YAML type is asked for before JSON. */
 function answerFormat(request: FastifyRequest): DocumentFormat {
   const accept = (request.headers.accept ?? '').toLowerCase();
@@ -131,10 +145,16 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
     async (request, reply) => {
       const at = optionalDate(request.query.at, 'at') ?? requestTime();
       const document = await priceList.export(at);
-      const yaml = answerFormat(request) === 'yaml';
-      const text = yaml ? jsYaml.dump(document, { lineWidth: -1, noRefs: true }) : JSON.stringify(document, null, 2) + '\n';
-      bulkWork.set(request, { chars: text.length });
-      return reply.type(yaml ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8').send(text);
+      if (answerFormat(request) === 'yaml') {
+        const text = jsYaml.dump(document, { lineWidth: -1, noRefs: true });
+        bulkWork.set(request, { chars: text.length });
+        return reply.type('application/yaml; charset=utf-8').send(text);
+      }
+      // The JSON text streamed with back-pressure, a rule at a time (fix, issue 24: a large export
+      // was one string, made in one go on the event loop and held until the client had read it).
+      const counted = { chars: 0 };
+      bulkWork.set(request, counted);
+      return reply.type('application/json; charset=utf-8').send(streamedAnswer(exportParts(document, counted)) as unknown as string);
     },
   );
 
