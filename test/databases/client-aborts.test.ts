@@ -7,14 +7,12 @@
  * (route, declared length, bytes sent, how the client closes) over raw TCP to a real server
  * process, on each database of the run.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { testDatabaseKind } from '../helpers/databases.js';
+import { useScratchServers } from '../helpers/scratch-servers.js';
+import { callServer, type ServerProcess } from '../helpers/server.js';
 
 const H = '/v1/rating/module_config/hashmap';
 
@@ -53,26 +51,13 @@ const cutUploads: fc.Arbitrary<CutUpload> = fc
   }));
 
 describe(`a client that closes before its body is complete, on ${testDatabaseKind()}`, () => {
-  let directory: string;
-  let scratch: ScratchDatabase;
-  let server: ServerProcess;
-
-  beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'tariff-client-aborts-'));
-    scratch = await createScratchDatabase(directory);
-    server = await startServerProcess(scratch.url, { TARIFF_LOG_LEVEL: 'info' });
-  }, 90_000);
-
-  afterAll(async () => {
-    await server?.stop();
-    await scratch?.drop();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  const running = useScratchServers('client-aborts', 1, { TARIFF_LOG_LEVEL: 'info' });
+  const server = (): ServerProcess => running.servers[0];
 
   /** Sends the upload's head and first bytes, waits until they have left, and closes; resolves once the socket is closed. */
   function sendCut(upload: CutUpload): Promise<void> {
     return new Promise((resolve) => {
-      const socket = connect({ port: server.port, host: '127.0.0.1' });
+      const socket = connect({ port: server().port, host: '127.0.0.1' });
       socket.on('error', () => undefined);
       socket.on('close', () => resolve());
       // Reads (and drops) whatever the server answers, so that its close is seen.
@@ -87,7 +72,7 @@ describe(`a client that closes before its body is complete, on ${testDatabaseKin
   }
 
   async function metrics(): Promise<string> {
-    const answer = await callServer(server, 'GET', '/metrics');
+    const answer = await callServer(server(), 'GET', '/metrics');
     expect(answer.status).toBe(200);
     return String(answer.body);
   }
@@ -109,11 +94,11 @@ describe(`a client that closes before its body is complete, on ${testDatabaseKin
     }
     expect(sample(text, 'tariff_database_errors_total{kind="lost_connection"}')).toBe(0);
     expect(sample(text, 'tariff_database_errors_total{kind="timeout"}')).toBe(0);
-    expect(server.output()).not.toContain('database unavailable');
+    expect(server().output()).not.toContain('database unavailable');
     expect(sample(text, 'tariff_client_aborts_total')).toBe(uploads);
-    expect(server.output()).toContain('client closed the connection before its request body was complete');
+    expect(server().output()).toContain('client closed the connection before its request body was complete');
     // The database is fine and the server still answers.
-    const created = await callServer(server, 'POST', `${H}/services`, { name: 'compute' });
+    const created = await callServer(server(), 'POST', `${H}/services`, { name: 'compute' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
   });
 });

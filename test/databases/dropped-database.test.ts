@@ -7,38 +7,23 @@
  * several times each, so that both the pooled connections and new ones are seen. PostgreSQL and
  * MariaDB only: SQLite keeps reading a deleted file it has open.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { testDatabaseKind } from '../helpers/databases.js';
+import { useScratchServers } from '../helpers/scratch-servers.js';
+import { callServer, type ServerProcess } from '../helpers/server.js';
 
 const H = '/v1/rating/module_config/hashmap';
 const kind = testDatabaseKind();
 
 describe.skipIf(kind === 'sqlite')(`a ${kind} database dropped under a running server`, () => {
-  let directory: string;
-  let scratch: ScratchDatabase;
-  let server: ServerProcess;
-
-  beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'tariff-dropped-'));
-    scratch = await createScratchDatabase(directory);
-    server = await startServerProcess(scratch.url, { TARIFF_DB_TIMEOUT: '3' });
-  }, 90_000);
-
-  afterAll(async () => {
-    await server?.stop();
-    await scratch?.drop();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  const running = useScratchServers('dropped', 1, { TARIFF_DB_TIMEOUT: '3' });
+  const server = (): ServerProcess => running.servers[0];
 
   it('answers 503 with the fault body, never 500, and lives on', { timeout: 90_000 }, async () => {
-    expect((await callServer(server, 'POST', `${H}/services`, { name: 'compute' })).status).toBe(201);
+    expect((await callServer(server(), 'POST', `${H}/services`, { name: 'compute' })).status).toBe(201);
     // Several pooled connections open before the drop.
-    await Promise.all(Array.from({ length: 6 }, () => callServer(server, 'GET', `${H}/services`)));
-    await scratch.drop();
+    await Promise.all(Array.from({ length: 6 }, () => callServer(server(), 'GET', `${H}/services`)));
+    await running.scratch.drop();
     const requests: [string, string, unknown][] = [
       ['GET', `${H}/services`, undefined],
       ['POST', `${H}/services`, { name: 'storage' }],
@@ -49,7 +34,7 @@ describe.skipIf(kind === 'sqlite')(`a ${kind} database dropped under a running s
     ];
     const answers = [];
     for (let round = 0; round < 3; round += 1) {
-      for (const [method, path, body] of requests) answers.push({ method, path, ...(await callServer(server, method, path, body)) });
+      for (const [method, path, body] of requests) answers.push({ method, path, ...(await callServer(server(), method, path, body)) });
     }
     const refused = answers.filter((answer) => answer.status !== 204);
     for (const answer of refused) {
@@ -60,6 +45,6 @@ describe.skipIf(kind === 'sqlite')(`a ${kind} database dropped under a running s
         faultstring: expect.stringMatching(/^The database is unavailable: .*Try again later\.$/),
       });
     }
-    expect(server.child.exitCode).toBeNull();
+    expect(server().child.exitCode).toBeNull();
   });
 });

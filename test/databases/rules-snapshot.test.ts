@@ -8,13 +8,11 @@
  * by separate statements on separate pooled connections: 5–17 % of quotes mixed two applies on
  * PostgreSQL and MariaDB. Runs on each database of the run (SQLite reads one connection anyway).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseKind } from '../helpers/databases.js';
+import { useScratchServers } from '../helpers/scratch-servers.js';
+import { callServer, type ServerProcess } from '../helpers/server.js';
 import { applyTo, QUOTE, type PriceListDocument } from '../price-list/price-list.js';
 
 /** Concurrent quote loops on the quoting process; all but the first force a reload before each quote. */
@@ -36,33 +34,23 @@ function priceList(cost: number): PriceListDocument {
 const ONE_UNIT = { usage: { compute: [{ vol: { unit: 'instance', qty: '1' } }] } };
 
 describe(`one rules snapshot per load, two processes on one ${testDatabaseKind()} database`, () => {
-  let directory: string;
-  let scratch: ScratchDatabase;
-  let applier: ServerProcess;
-  let quoter: ServerProcess;
+  const running = useScratchServers('rules-snapshot', 2);
+  const applier = (): ServerProcess => running.servers[0];
+  const quoter = (): ServerProcess => running.servers[1];
   /** The cost of the price list applied last. */
   let current = 1;
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'tariff-rules-snapshot-'));
-    scratch = await createScratchDatabase(directory);
-    [applier, quoter] = await Promise.all([startServerProcess(scratch.url), startServerProcess(scratch.url)]);
-    const first = await applyTo(applier, priceList(current));
+    const first = await applyTo(applier(), priceList(current));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
   }, 90_000);
-
-  afterAll(async () => {
-    await Promise.all([applier?.stop(), quoter?.stop()]);
-    await scratch?.drop();
-    rmSync(directory, { recursive: true, force: true });
-  });
 
   /** Quotes until `done()`; returns the totals. The loops other than the first reload the rules before each quote. */
   async function quoteUntil(done: () => boolean, reload: boolean): Promise<string[]> {
     const totals: string[] = [];
     while (!done()) {
-      if (reload) expect((await callServer(quoter, 'GET', '/v1/rating/reload_modules')).status).toBe(204);
-      const answer = await callServer(quoter, 'POST', QUOTE, ONE_UNIT);
+      if (reload) expect((await callServer(quoter(), 'GET', '/v1/rating/reload_modules')).status).toBe(204);
+      const answer = await callServer(quoter(), 'POST', QUOTE, ONE_UNIT);
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       totals.push(String(answer.body.total));
     }
@@ -79,7 +67,7 @@ describe(`one rules snapshot per load, two processes on one ${testDatabaseKind()
           try {
             for (const cost of costs) {
               if (cost === current) continue;
-              const answer = await applyTo(applier, priceList(cost));
+              const answer = await applyTo(applier(), priceList(cost));
               expect(answer.status, JSON.stringify(answer.body)).toBe(200);
               current = cost;
               prices.add(String(11 * cost));
