@@ -34,8 +34,9 @@ export default defineConfig({
         // SQLite has no server to lose; the other databases have no file to kill a writer over.
         // Adopting CloudKitty databases, and sharing one with its processor, is for its production databases only.
         exclude: database === 'sqlite' ? ['test/databases/faults.test.ts', 'test/adoption/**', 'test/cloudkitty-master/**'] : ['test/http/persistence.test.ts'],
-        // Tests that start server processes need dist/ (built once; see build.ts).
-        globalSetup: ['test/helpers/build.ts'],
+        // Tests that start server processes need dist/ (built when stale; see build.ts); the
+        // Keystone files share one Keystone per run (test/keystone/global-setup.ts).
+        globalSetup: ['test/helpers/build.ts', 'test/keystone/global-setup.ts'],
       },
     })),
   },

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCloudkittyCli, stopCloudkittyCli } from '../helpers/cloudkitty-cli.js';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, passwordClientArguments, startKeystone, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
+import { keystoneModeEnvironment, passwordClientArguments, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
+import { sharedKeystone } from '../keystone/shared.js';
 import { fakeInfluxDb, type FakeInfluxDb } from './upstreams.js';
 import { send } from './http.js';
 import { cloudKittyMissing, cloudkittyCli, startCloudKitty17, type CloudKitty17 } from './cloudkitty17.js';
@@ -30,10 +31,7 @@ describe.skipIf(missing !== undefined)('forwarding in Keystone mode, real Keysto
     directory = mkdtempSync(join(tmpdir(), 'tariff-forward-keystone-'));
     const port = await freePort();
     influx = await fakeInfluxDb();
-    [keystone, cloudKitty] = await Promise.all([
-      startKeystone({ tokenExpiration: 3600, ratingEndpointUrl: `http://127.0.0.1:${port}` }),
-      startCloudKitty17(influx.port),
-    ]);
+    [keystone, cloudKitty] = await Promise.all([sharedKeystone({ ratingEndpointUrl: `http://127.0.0.1:${port}` }), startCloudKitty17(influx.port)]);
     tariff = await startServerProcess(
       `sqlite:${join(directory, 'tariff.db')}`,
       keystoneModeEnvironment(keystone, { TARIFF_PORT: String(port), TARIFF_CLOUDKITTY_API_URL: cloudKitty.url, TARIFF_TOKEN_CACHE_TIME: '1' }),
@@ -43,7 +41,7 @@ describe.skipIf(missing !== undefined)('forwarding in Keystone mode, real Keysto
   afterAll(async () => {
     await stopCloudkittyCli();
     await tariff?.stop();
-    await Promise.all([keystone?.stop(), cloudKitty?.stop()]);
+    await Promise.all([keystone?.release(), cloudKitty?.stop()]);
     await influx?.close();
     if (directory) rmSync(directory, { recursive: true, force: true });
   }, 120_000);

@@ -55,7 +55,7 @@ describe('Keystone mode against a real Keystone', () => {
     await stopCloudkittyCli();
     for (const extra of extraServers) await extra.stop();
     await server?.stop();
-    await keystone?.stop();
+    await keystone?.release();
     rmSync(directory, { recursive: true, force: true });
   });
 
