@@ -11,7 +11,8 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, startKeystone, type Keystone } from '../keystone/keystone.js';
+import { keystoneModeEnvironment, type Keystone } from '../keystone/keystone.js';
+import { sharedKeystone } from '../keystone/shared.js';
 
 /** Runs the built `tariff` with only `environment` beside PATH and HOME (no stray OS_* of the caller). */
 function tariff(environment: Record<string, string>, ...args: string[]): Promise<CliRun> {
@@ -28,7 +29,7 @@ describe('tariff price-list with Keystone credentials', () => {
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'tariff-cli-keystone-'));
     const port = await freePort();
-    keystone = await startKeystone({ tokenExpiration: 600, ratingEndpointUrl: `http://127.0.0.1:${port}` });
+    keystone = await sharedKeystone({ ratingEndpointUrl: `http://127.0.0.1:${port}` });
     server = await startServerProcess(`sqlite:${join(directory, 'tariff.db')}`, keystoneModeEnvironment(keystone, { TARIFF_PORT: String(port) }));
     openrc = (user, project) => ({
       OS_AUTH_URL: keystone.env.KEYSTONE_BASE_URL,
@@ -44,7 +45,7 @@ describe('tariff price-list with Keystone credentials', () => {
 
   afterAll(async () => {
     await server?.stop();
-    await keystone?.stop();
+    await keystone?.release();
     rmSync(directory, { recursive: true, force: true });
   });
 

@@ -3,16 +3,16 @@
  * running Tariff process: the whole hashmap and pyscript command set, in noauth mode, with the
  * exact values it prints (`-f json`). See /tmp/notes/client.md for what each command sends.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, P, daysFromNow } from '../helpers/app.js';
+import { DEBIAN_CLOUDKITTY_CLI, runCloudkittyNoauth, stopCloudkittyCli, type CloudkittyCliRun as Run } from '../helpers/cloudkitty-cli.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
-const CLI = '/usr/bin/cloudkitty';
+const CLI = DEBIAN_CLOUDKITTY_CLI;
 const CLI_AVAILABLE = existsSync(CLI);
 if (!CLI_AVAILABLE) {
   console.warn(`test/client/cloudkitty-cli.test.ts skipped: ${CLI} is missing (install Debian's python3-cloudkittyclient to run it)`);
@@ -20,14 +20,8 @@ if (!CLI_AVAILABLE) {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN = '3c1e5f52-9d1a-4c55-8f43-0e2b9a7d6c11';
-/** A CLI run takes about a second (Python start-up). */
+/** Several CLI runs (one Python process runs them all: see test/helpers/cloudkitty-cli.ts). */
 const SLOW = 90_000;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const cost = (text: string) => text; // readability: costs are fixed-scale strings on the wire
 
@@ -37,17 +31,7 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
 
   /** Runs the CLI in noauth mode against the server, with an environment free of OS_* variables. */
   function cloudkitty(...args: string[]): Promise<Run> {
-    return new Promise((resolve) => {
-      execFile(
-        CLI,
-        ['--os-auth-type', 'cloudkitty-noauth', '--os-endpoint', server.url, ...args],
-        { env: { PATH: '/usr/bin:/bin', HOME: directory, LANG: 'C.UTF-8' }, timeout: 60_000 },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        },
-      );
-    });
+    return runCloudkittyNoauth(server.url, directory, args);
   }
 
   /** Runs a listing command with `-f json` and returns the parsed rows; it must succeed. */
@@ -89,6 +73,7 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI against a Tariff server', ()
     server = await startServerProcess(`sqlite:${join(directory, 'tariff.db')}`);
   });
   afterAll(async () => {
+    await stopCloudkittyCli();
     if (server) expect(await server.stop()).toBe(0);
     rmSync(directory, { recursive: true, force: true });
   });

@@ -5,27 +5,21 @@
  * (partial PUT → GET on `/v2/rating/modules`), checking what it prints (`-f json`) and the state the
  * server then holds. See /tmp/notes/client.md §1.3.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEBIAN_CLOUDKITTY_CLI, runCloudkittyNoauth, stopCloudkittyCli, type CloudkittyCliRun as Run } from '../helpers/cloudkitty-cli.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
-const CLI = '/usr/bin/cloudkitty';
+const CLI = DEBIAN_CLOUDKITTY_CLI;
 const CLI_AVAILABLE = existsSync(CLI);
 if (!CLI_AVAILABLE) {
   console.warn(`test/client/cloudkitty-modules.test.ts skipped: ${CLI} is missing (install Debian's python3-cloudkittyclient to run it)`);
 }
 
-/** A CLI run takes about a second (Python start-up); enable/disable are three requests. */
+/** Several CLI runs (one Python process runs them all: see test/helpers/cloudkitty-cli.ts); enable/disable are three requests. */
 const SLOW = 90_000;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 type Row = { Module: string; Enabled: boolean; Priority: number };
 const row = (Module: string, Enabled = false, Priority = 1): Row => ({ Module, Enabled, Priority });
@@ -39,23 +33,14 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI: rating modules', () => {
     server = await startServerProcess(`sqlite:${join(directory, 'tariff.db')}`);
   });
   afterAll(async () => {
+    await stopCloudkittyCli();
     if (server) expect(await server.stop()).toBe(0);
     rmSync(directory, { recursive: true, force: true });
   });
 
   /** Runs the CLI in noauth mode with the given rating API version, in an environment free of OS_* variables. */
   function cloudkitty(version: '1' | '2', ...args: string[]): Promise<Run> {
-    return new Promise((resolve) => {
-      execFile(
-        CLI,
-        ['--os-auth-type', 'cloudkitty-noauth', '--os-endpoint', server.url, '--os-rating-api-version', version, ...args],
-        { env: { PATH: '/usr/bin:/bin', HOME: directory, LANG: 'C.UTF-8' }, timeout: 60_000 },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-        },
-      );
-    });
+    return runCloudkittyNoauth(server.url, directory, ['--os-rating-api-version', version, ...args]);
   }
 
   /** Runs a module command with `-f json`; it must succeed; returns the rows it printed. */

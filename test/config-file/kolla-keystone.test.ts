@@ -16,7 +16,8 @@ import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MYSQL_ADMIN_URL } from '../helpers/databases.js';
 import { freePort } from '../helpers/server.js';
-import { startKeystone, type Keystone } from '../keystone/keystone.js';
+import type { Keystone } from '../keystone/keystone.js';
+import { sharedKeystone } from '../keystone/shared.js';
 import { runTariffCommand, serveWithFiles, type ServingTariff } from './processes.js';
 
 const run = promisify(execFile);
@@ -123,7 +124,7 @@ describe.skipIf(keystoneMissing)("kolla-ansible's cloudkitty.conf is all Tariff 
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'tariff-kolla-'));
     port = await freePort();
-    keystone = await startKeystone({ tokenExpiration: 3600, ratingEndpointUrl: `http://127.0.0.1:${port}` });
+    keystone = await sharedKeystone();
     const admin = await createConnection(MYSQL_ADMIN_URL);
     await admin.query(`create database ${database} character set utf8mb4`);
     await admin.end();
@@ -136,7 +137,7 @@ describe.skipIf(keystoneMissing)("kolla-ansible's cloudkitty.conf is all Tariff 
 
   afterAll(async () => {
     await server?.stop();
-    await keystone?.stop();
+    await keystone?.release();
     const admin = await createConnection(MYSQL_ADMIN_URL).catch(() => undefined);
     await admin?.query(`drop database if exists ${database}`);
     await admin?.end();

@@ -3,15 +3,15 @@
  * console (chromium, against a real Tariff on SQLite) are listed by the real `cloudkitty` CLI
  * (Debian python3-cloudkittyclient, noauth, as test/price-list/cloudkitty-cli.test.ts runs it).
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEBIAN_CLOUDKITTY_CLI, runCloudkittyNoauth, stopCloudkittyCli } from '../helpers/cloudkitty-cli.js';
 import { CHROMIUM_AVAILABLE } from './browser.js';
 import { startConsole, type ConsoleUnderTest } from './harness.js';
 
-const CLI = '/usr/bin/cloudkitty';
+const CLI = DEBIAN_CLOUDKITTY_CLI;
 const CLI_AVAILABLE = existsSync(CLI);
 if (!CLI_AVAILABLE) console.warn(`test/console/cloudkitty-cli.test.ts skipped: ${CLI} is missing (install Debian's python3-cloudkittyclient)`);
 
@@ -24,19 +24,16 @@ describe.skipIf(!CLI_AVAILABLE || !CHROMIUM_AVAILABLE)('the cloudkitty CLI lists
     home = mkdtempSync(join(tmpdir(), 'tariff-console-cli-'));
   });
   afterAll(async () => {
+    await stopCloudkittyCli();
     await tariff?.close();
     rmSync(home, { recursive: true, force: true });
   });
 
   /** The CLI's JSON rows for `args`. */
   function cli(...args: string[]): Promise<Record<string, unknown>[]> {
-    return new Promise((resolve, reject) => {
-      execFile(
-        CLI,
-        ['--os-auth-type', 'cloudkitty-noauth', '--os-endpoint', tariff.server.url, ...args, '-f', 'json'],
-        { env: { PATH: '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' }, timeout: 60_000 },
-        (error, stdout, stderr) => (error ? reject(new Error(`cloudkitty ${args.join(' ')}: ${stderr}`)) : resolve(JSON.parse(String(stdout)))),
-      );
+    return runCloudkittyNoauth(tariff.server.url, home, [...args, '-f', 'json']).then((run) => {
+      if (run.code !== 0) throw new Error(`cloudkitty ${args.join(' ')}: ${run.stderr}`);
+      return JSON.parse(run.stdout);
     });
   }
 

@@ -16,7 +16,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Response } from 'playwright-core';
 import { callServer, freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, startKeystone, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
+import { keystoneModeEnvironment, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
+import { SHARED_TOKEN_LIFETIME_S, sharedKeystone } from '../keystone/shared.js';
 import { CHROMIUM_AVAILABLE, launchBrowser, type Browser } from './browser.js';
 import { accessibilityViolations, saveScreenshot } from './harness.js';
 
@@ -69,7 +70,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console in Keystone mode', () => {
     directory = mkdtempSync(join(tmpdir(), 'tariff-console-keystone-'));
     const port = await freePort();
     try {
-      keystone = await startKeystone({ tokenExpiration: 600, ratingEndpointUrl: `http://127.0.0.1:${port}` });
+      keystone = await sharedKeystone();
     } catch (error) {
       keystoneMissing = String(error).slice(0, 500);
       console.warn(`test/console/keystone.test.ts skipped: ${keystoneMissing}`);
@@ -88,7 +89,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console in Keystone mode', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    await keystone?.stop();
+    await keystone?.release();
     rmSync(directory, { recursive: true, force: true });
   });
 
@@ -118,9 +119,9 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console in Keystone mode', () => {
 
     const cookie = await sessionCookie();
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
-    // Max-Age up to the token's expiry (600 s).
-    expect(cookie!.expires * 1000 - Date.now()).toBeGreaterThan(500_000);
-    expect(cookie!.expires * 1000 - Date.now()).toBeLessThanOrEqual(601_000);
+    // Max-Age up to the token's expiry (the shared Keystone's token lifetime).
+    expect(cookie!.expires * 1000 - Date.now()).toBeGreaterThan((SHARED_TOKEN_LIFETIME_S - 100) * 1000);
+    expect(cookie!.expires * 1000 - Date.now()).toBeLessThanOrEqual((SHARED_TOKEN_LIFETIME_S + 1) * 1000);
     // The cookie is the admin's token: the CLI's header accepts it.
     expect((await callServer(server, 'GET', `${H}/services`, undefined, { headers: { 'x-auth-token': cookie!.value } })).status).toBe(200);
     const scripts = await page.evaluate(() => ({

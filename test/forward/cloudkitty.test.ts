@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopCloudkittyCli } from '../helpers/cloudkitty-cli.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { fakeInfluxDb, type FakeInfluxDb } from './upstreams.js';
 import { send, seriesValue, type RawAnswer } from './http.js';
@@ -17,7 +18,7 @@ import { CLOUDKITTY_CLI, cloudKittyMissing, cloudkittyCli, startCloudKitty17, ty
 const missing = cloudKittyMissing();
 if (missing) console.warn(`test/forward/cloudkitty.test.ts skipped: ${missing}`);
 
-/** One CLI run takes about a second (Python start-up); a CloudKitty start about 20 s. */
+/** Many CLI runs (one Python process runs them: test/helpers/cloudkitty-cli.ts); a CloudKitty start about 20 s. */
 const SLOW = 120_000;
 
 describe.skipIf(missing !== undefined)('Tariff in front of the real CloudKitty 17', () => {
@@ -37,6 +38,7 @@ describe.skipIf(missing !== undefined)('Tariff in front of the real CloudKitty 1
   }, 300_000);
 
   afterAll(async () => {
+    await stopCloudkittyCli();
     await tariff?.stop();
     await cloudKitty?.stop();
     await influx?.close();

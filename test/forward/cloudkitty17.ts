@@ -4,12 +4,13 @@
  * threads), then restarted on the v2 storage (`influxdb`, pointed at a stand-in) so that its v2
  * API is on too. It can be killed (SIGKILL, as a crash) and started again on the same port.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { runCloudkittyNoauth, type CloudkittyCliRun } from '../helpers/cloudkitty-cli.js';
 import { freePort } from '../helpers/server.js';
 
 const run = promisify(execFile);
@@ -106,18 +107,10 @@ export async function startCloudKitty17(influxPort: number): Promise<CloudKitty1
  */
 export const CLOUDKITTY_CLI = process.env.TARIFF_TEST_CLOUDKITTY_CLI || '/usr/bin/cloudkitty';
 
-/** Runs `cloudkitty <args>` ({@link CLOUDKITTY_CLI}) in noauth mode against `endpoint`. */
-export function cloudkittyCli(endpoint: string, home: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(CLOUDKITTY_CLI, ['--os-auth-type', 'cloudkitty-noauth', '--os-endpoint', endpoint, ...args], {
-      env: { PATH: '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+/**
+ * Runs `cloudkitty <args>` ({@link CLOUDKITTY_CLI}) in noauth mode against `endpoint`, in the test
+ * file's long-lived Python runner when it is a Python script (stop it with `stopCloudkittyCli`).
+ */
+export function cloudkittyCli(endpoint: string, home: string, ...args: string[]): Promise<CloudkittyCliRun> {
+  return runCloudkittyNoauth(endpoint, home, args, CLOUDKITTY_CLI);
 }

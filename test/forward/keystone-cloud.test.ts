@@ -5,14 +5,14 @@
  * a member's or reader's token is forwarded and answered by CloudKitty; the real client, logging
  * in with a password and finding Tariff in the catalog, prints what CloudKitty itself prints.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCloudkittyCli, stopCloudkittyCli } from '../helpers/cloudkitty-cli.js';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, passwordClientArguments, startKeystone, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
+import { keystoneModeEnvironment, passwordClientArguments, type Keystone, type KeystoneUser } from '../keystone/keystone.js';
+import { sharedKeystone } from '../keystone/shared.js';
 import { fakeInfluxDb, type FakeInfluxDb } from './upstreams.js';
 import { send } from './http.js';
 import { cloudKittyMissing, cloudkittyCli, startCloudKitty17, type CloudKitty17 } from './cloudkitty17.js';
@@ -31,10 +31,7 @@ describe.skipIf(missing !== undefined)('forwarding in Keystone mode, real Keysto
     directory = mkdtempSync(join(tmpdir(), 'tariff-forward-keystone-'));
     const port = await freePort();
     influx = await fakeInfluxDb();
-    [keystone, cloudKitty] = await Promise.all([
-      startKeystone({ tokenExpiration: 3600, ratingEndpointUrl: `http://127.0.0.1:${port}` }),
-      startCloudKitty17(influx.port),
-    ]);
+    [keystone, cloudKitty] = await Promise.all([sharedKeystone({ ratingEndpointUrl: `http://127.0.0.1:${port}` }), startCloudKitty17(influx.port)]);
     tariff = await startServerProcess(
       `sqlite:${join(directory, 'tariff.db')}`,
       keystoneModeEnvironment(keystone, { TARIFF_PORT: String(port), TARIFF_CLOUDKITTY_API_URL: cloudKitty.url, TARIFF_TOKEN_CACHE_TIME: '1' }),
@@ -42,8 +39,9 @@ describe.skipIf(missing !== undefined)('forwarding in Keystone mode, real Keysto
   }, 900_000);
 
   afterAll(async () => {
+    await stopCloudkittyCli();
     await tariff?.stop();
-    await Promise.all([keystone?.stop(), cloudKitty?.stop()]);
+    await Promise.all([keystone?.release(), cloudKitty?.stop()]);
     await influx?.close();
     if (directory) rmSync(directory, { recursive: true, force: true });
   }, 120_000);
@@ -71,11 +69,13 @@ describe.skipIf(missing !== undefined)('forwarding in Keystone mode, real Keysto
 
   it('lets the real client, logging in with a password and finding Tariff in the catalog, print what CloudKitty prints', async () => {
     const env = keystone.env;
-    const client = (user: KeystoneUser, project: string, ...args: string[]) =>
-      promisify(execFile)('cloudkitty', [...passwordClientArguments(env, user, project), ...args], {
-        timeout: 60_000,
+    const client = async (user: KeystoneUser, project: string, ...args: string[]) => {
+      const run = await runCloudkittyCli([...passwordClientArguments(env, user, project), ...args], {
         env: { PATH: '/usr/bin:/bin', HOME: directory, LANG: 'C.UTF-8' },
       });
+      if (run.code !== 0) throw new Error(`cloudkitty ${args.join(' ')} exited with ${run.code}: ${run.stderr}`);
+      return run;
+    };
     for (const command of [
       ['info', 'config', 'get', '-f', 'json'],
       ['summary', 'get', '-f', 'json'],

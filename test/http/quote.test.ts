@@ -2,18 +2,13 @@
  * Quotes over HTTP (rating.md §3-§5), with rules made through the configuration API: every worked
  * case of §5 priced by `POST /v2/rating/quote` with exact decimal strings, the v1 quote (bare
  * number; flat and nested desc), tenants, rating time, explain, body limits, a 100,000-point quote,
- * and the rule cache: in-process invalidation and, with two server processes on one database,
- * cross-process invalidation.
+ * and the rule cache's in-process invalidation (across two server processes:
+ * test/databases/quote-processes.test.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { H, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 import { createField, createGroup, createService, expectFault } from '../helpers/fixtures.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
 const Q1 = '/v1/rating/quote';
 const Q2 = '/v2/rating/quote';
@@ -740,82 +735,5 @@ describe('body limits and volume', () => {
     const refused = await t.post(Q2, huge);
     expect(refused.status, refused.text.slice(0, 200)).toBe(413);
     expect(refused.body.faultcode).toBe('Client');
-  }, 60_000);
-});
-
-describe(`two server processes on one ${testDatabaseKind()} database`, () => {
-  let directory: string;
-  let scratch: ScratchDatabase;
-  let a: ServerProcess;
-  let b: ServerProcess;
-
-  beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'tariff-quote-'));
-    scratch = await createScratchDatabase(directory);
-    [a, b] = await Promise.all([startServerProcess(scratch.url), startServerProcess(scratch.url)]);
-  }, 90_000);
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await scratch?.drop();
-    rmSync(directory, { recursive: true, force: true });
-  });
-
-  async function created(server: ServerProcess, path: string, body: unknown): Promise<any> {
-    const answer = await callServer(server, 'POST', path, body);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-    return answer.body;
-  }
-
-  async function totalOn(server: ServerProcess, body: unknown): Promise<string> {
-    const answer = await callServer(server, 'POST', Q2, body);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    return answer.body.total;
-  }
-
-  /** Polls `server` until its quote total is `expected`; returns the milliseconds it took. */
-  async function seenWithin(server: ServerProcess, body: unknown, expected: string, since: number, limitMs: number): Promise<number> {
-    for (;;) {
-      const total = await totalOn(server, body);
-      const elapsed = performance.now() - since;
-      if (total === expected) return elapsed;
-      if (elapsed > limitMs) throw new Error(`still ${total} (expected ${expected}) after ${Math.round(elapsed)} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-
-  it("a mapping created through A changes B's quote within ~1.5 s", async () => {
-    const usage = { usage: { compute: [point('2', { flavor: 'm1.nano' })] } };
-    // Both processes have loaded (and cached) the empty rule set.
-    expect(await totalOn(a, usage)).toBe('0');
-    expect(await totalOn(b, usage)).toBe('0');
-
-    const put = await callServer(a, 'PUT', '/v2/rating/modules/hashmap', { enabled: true });
-    expect(put.status).toBe(204);
-    const service = await created(a, `${H}/services/`, { name: 'compute' });
-    const field = await created(a, `${H}/fields/`, { service_id: service.service_id, name: 'flavor' });
-    await created(a, `${H}/mappings/`, { service_id: service.service_id, cost: '0.5' });
-    let since = performance.now();
-    expect(await totalOn(a, usage)).toBe('1');
-    await seenWithin(b, usage, '1', since, 1500);
-
-    // Prime B's cache again, then write a field mapping through A.
-    for (let i = 0; i < 3; i += 1) expect(await totalOn(b, usage)).toBe('1');
-    await created(a, `${H}/mappings/`, { field_id: field.field_id, value: 'm1.nano', cost: '3', group_id: null });
-    since = performance.now();
-    // Both flats are in _DEFAULT_: the most expensive wins (3 × 2).
-    expect(await totalOn(a, usage)).toBe('6');
-    await seenWithin(b, usage, '6', since, 1500);
-
-    // A module change through A: B stops pricing.
-    expect((await callServer(a, 'PUT', '/v1/rating/modules/hashmap', { enabled: false })).status).toBe(200);
-    since = performance.now();
-    expect(await totalOn(a, usage)).toBe('0');
-    await seenWithin(b, usage, '0', since, 1500);
-
-    // And the other way round: a write through B reaches A.
-    expect((await callServer(b, 'PUT', '/v2/rating/modules/hashmap', { enabled: true })).status).toBe(204);
-    since = performance.now();
-    expect(await totalOn(b, usage)).toBe('6');
-    await seenWithin(a, usage, '6', since, 1500);
   }, 60_000);
 });

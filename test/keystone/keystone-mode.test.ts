@@ -6,13 +6,12 @@
  * Issue 15: the audit trail of writes made with real tokens (user, project, before/after, the log
  * line without secrets).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCloudkittyCli, stopCloudkittyCli } from '../helpers/cloudkitty-cli.js';
 import { callServer, freePort, startServerProcess, type Answer, type ServerProcess } from '../helpers/server.js';
 import { keystoneModeEnvironment, passwordClientArguments, startKeystone, type Keystone, type KeystoneUser } from './keystone.js';
 
@@ -53,9 +52,10 @@ describe('Keystone mode against a real Keystone', () => {
   });
 
   afterAll(async () => {
+    await stopCloudkittyCli();
     for (const extra of extraServers) await extra.stop();
     await server?.stop();
-    await keystone?.stop();
+    await keystone?.release();
     rmSync(directory, { recursive: true, force: true });
   });
 
@@ -184,8 +184,11 @@ describe('Keystone mode against a real Keystone', () => {
 
   it('lets the real client work end to end with password authentication', async () => {
     const env = keystone.env;
-    const client = (user: KeystoneUser, project: string, ...args: string[]) =>
-      promisify(execFile)('cloudkitty', [...passwordClientArguments(env, user, project), ...args], { timeout: 60_000 });
+    const client = async (user: KeystoneUser, project: string, ...args: string[]) => {
+      const run = await runCloudkittyCli([...passwordClientArguments(env, user, project), ...args], { env: process.env });
+      if (run.code !== 0) throw Object.assign(new Error(`cloudkitty ${args.join(' ')} exited with ${run.code}`), { stderr: run.stderr });
+      return run;
+    };
     const created = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'create', 'volume', '-f', 'json')).stdout);
     expect(created).toEqual([expect.objectContaining({ Name: 'volume' })]);
     const listed = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'list', '-f', 'json')).stdout);

@@ -1,7 +1,8 @@
 /**
- * A real Keystone for the Keystone-mode tests, started by `setup.sh` in a state directory of its
- * own, and what the tests do with it: log users in, revoke tokens, pause it (a Keystone that does
- * not answer) and stop it.
+ * A real Keystone for the Keystone-mode tests, started by `setup.sh` in a state directory, and
+ * what the tests do with it: log users in, revoke tokens, pause it (a Keystone that does not
+ * answer) and release it. Most files use the run's shared Keystone (shared.ts); {@link startKeystone}
+ * starts one of the file's own.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -83,34 +84,54 @@ export interface Keystone {
   /** SIGSTOP / SIGCONT every Keystone process: it accepts connections but never answers. */
   pause(): void;
   resume(): void;
-  stop(): Promise<void>;
+  /**
+   * The test file is done with it: a private Keystone ({@link startKeystone}) is stopped; the
+   * run's shared one (shared.ts) keeps running and gets back what this handle changed.
+   */
+  release(): Promise<void>;
 }
 
-/** Starts Keystone; `tokenExpiration` in seconds; `ratingEndpointUrl` is put in the catalog. */
-export async function startKeystone(options: { tokenExpiration: number; ratingEndpointUrl: string }): Promise<Keystone> {
-  const directory = mkdtempSync(join(tmpdir(), 'tariff-keystone-'));
+/**
+ * Runs setup.sh for the state directory `directory` (a new Keystone, or the one already running
+ * there, reused) and returns the values of the env.sh it wrote.
+ *
+ * @throws Error with setup.sh's last output when Keystone does not start.
+ */
+export async function runSetup(directory: string, settings: { tokenExpiration: number; ratingEndpointUrl: string }): Promise<Record<string, string>> {
   const environment = {
     ...process.env,
     KEYSTONE_DIR: directory,
-    KEYSTONE_TOKEN_EXPIRATION: String(options.tokenExpiration),
-    RATING_ENDPOINT_URL: options.ratingEndpointUrl,
-  };
-  const stop = async () => {
-    await run('bash', [join(HERE, 'stop.sh'), directory], { timeout: 60_000 }).catch(() => undefined);
+    KEYSTONE_TOKEN_EXPIRATION: String(settings.tokenExpiration),
+    RATING_ENDPOINT_URL: settings.ratingEndpointUrl,
   };
   let envFile: string;
   try {
     envFile = (await run('bash', [join(HERE, 'setup.sh')], { env: environment, timeout: 900_000 })).stdout.trim().split('\n').pop()!;
   } catch (error: any) {
-    await stop();
+    await stopKeystone(directory);
     throw new Error(`Keystone did not start: ${error.stderr?.slice(-3000) ?? error}`);
   }
+  return readKeystoneEnvironment(envFile);
+}
+
+/** Stops the Keystone running in `directory` (stop.sh), `purge` also removing the directory; never throws. */
+export async function stopKeystone(directory: string, options: { purge?: boolean } = {}): Promise<void> {
+  await run('bash', [join(HERE, 'stop.sh'), ...(options.purge ? ['--purge'] : []), directory], { timeout: 60_000 }).catch(() => undefined);
+}
+
+/** The `KEYSTONE_*` and `RATING_*` values an env.sh exports. */
+export function readKeystoneEnvironment(envFile: string): Record<string, string> {
   const printed = execFileSync('bash', ['-c', `. '${envFile}' && env -0`], { encoding: 'utf8' });
   const env: Record<string, string> = {};
   for (const line of printed.split('\0')) {
     const at = line.indexOf('=');
     if (at > 0 && /^(KEYSTONE_|RATING_)/.test(line)) env[line.slice(0, at)] = line.slice(at + 1);
   }
+  return env;
+}
+
+/** The calls on the Keystone `env` describes; `release` is what the handle's owner does when done with it. */
+export function keystoneHandle(env: Record<string, string>, release: () => Promise<void>): Keystone {
   const processes = () => {
     const master = readFileSync(env.KEYSTONE_PID_FILE, 'utf8').trim();
     const children = execFileSync('pgrep', ['-P', master], { encoding: 'utf8' }).split('\n').filter(Boolean);
@@ -132,15 +153,27 @@ export async function startKeystone(options: { tokenExpiration: number; ratingEn
     resume() {
       for (const pid of processes()) process.kill(pid, 'SIGCONT');
     },
-    async stop() {
-      try {
-        keystone.resume();
-      } catch {
-        // already gone
-      }
-      await stop();
-    },
+    release,
   };
+  return keystone;
+}
+
+/**
+ * Starts a Keystone of the test file's own, in a new state directory; `tokenExpiration` in
+ * seconds; `ratingEndpointUrl` is put in the catalog. For a file that needs what the run's shared
+ * Keystone (shared.ts) cannot give, such as short-lived tokens.
+ */
+export async function startKeystone(options: { tokenExpiration: number; ratingEndpointUrl: string }): Promise<Keystone> {
+  const directory = mkdtempSync(join(tmpdir(), 'tariff-keystone-'));
+  const env = await runSetup(directory, options);
+  const keystone = keystoneHandle(env, async () => {
+    try {
+      keystone.resume();
+    } catch {
+      // already gone
+    }
+    await stopKeystone(directory);
+  });
   return keystone;
 }
 

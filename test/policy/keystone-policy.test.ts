@@ -7,6 +7,7 @@
  * exactly when the table written from CloudKitty master's code (expected-decisions.ts) refuses
  * its rule (route-policy.ts) to that caller; never 401.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyRuleFor } from '../../src/auth/route-policy.js';
 import type { PolicyCredentials } from '../../src/auth/policy/enforcer.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, passwordLogin, startKeystone, type Keystone } from '../keystone/keystone.js';
+import { keystoneModeEnvironment, passwordLogin, type Keystone } from '../keystone/keystone.js';
+import { sharedKeystone } from '../keystone/shared.js';
 import { EXPECTED_DECISIONS, type PolicySwitches } from './expected-decisions.js';
 
 /** The callers: who they are for Keystone, and what oslo.context gives the policy for them. */
@@ -53,17 +55,37 @@ async function adminToken(keystone: Keystone, scope: Record<string, unknown>): P
   return (await passwordLogin(keystone.env, 'ADMIN', { scope })).token;
 }
 
-/** Gives the admin user the admin role on the Default domain (bootstrap gives it on the system and projects only). */
-async function grantDomainAdmin(keystone: Keystone, systemToken: string): Promise<void> {
-  const { env } = keystone;
-  const roles = (await (await fetch(`${env.KEYSTONE_URL}/roles?name=admin`, { headers: { 'x-auth-token': systemToken } })).json()) as {
-    roles: { id: string }[];
-  };
-  const response = await fetch(`${env.KEYSTONE_URL}/domains/default/users/${env.KEYSTONE_ADMIN_USER_ID}/roles/${roles.roles[0].id}`, {
-    method: 'PUT',
-    headers: { 'x-auth-token': systemToken },
+/** One call to Keystone's API with `token`: the parsed answer; throws unless it is `status`. */
+async function keystoneCall(keystone: Keystone, token: string, method: string, path: string, status: number, body?: unknown): Promise<any> {
+  const response = await fetch(`${keystone.env.KEYSTONE_URL}${path}`, {
+    method,
+    headers: { 'x-auth-token': token, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (response.status !== 204) throw new Error(`granting admin on the Default domain failed: ${response.status} ${await response.text()}`);
+  if (response.status !== status) throw new Error(`${method} ${path} at Keystone: ${response.status} ${await response.text()}`);
+  return status === 204 ? undefined : response.json();
+}
+
+/**
+ * A domain-scoped token of a user of this file's own, made with the admin role on the Default
+ * domain (bootstrap gives the admin user that role on the system and projects only; the shared
+ * Keystone's identities are left as they are). Returns the token and the user's id, to delete it.
+ */
+async function domainAdminToken(keystone: Keystone, systemToken: string): Promise<{ token: string; userId: string }> {
+  const name = `policy-domain-admin-${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(12).toString('hex');
+  const { user } = await keystoneCall(keystone, systemToken, 'POST', '/users', 201, { user: { name, password, domain_id: 'default', enabled: true } });
+  const { roles } = await keystoneCall(keystone, systemToken, 'GET', '/roles?name=admin', 200);
+  await keystoneCall(keystone, systemToken, 'PUT', `/domains/default/users/${user.id}/roles/${roles[0].id}`, 204);
+  const response = await fetch(`${keystone.env.KEYSTONE_URL}/auth/tokens?nocatalog`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      auth: { identity: { methods: ['password'], password: { user: { id: user.id, password } } }, scope: { domain: { id: 'default' } } },
+    }),
+  });
+  if (response.status !== 201) throw new Error(`the domain admin's login failed: ${response.status} ${await response.text()}`);
+  return { token: response.headers.get('x-subject-token')!, userId: user.id };
 }
 
 /** A route's path with its parameters filled: module names where a module is named, else an id nobody has. */
@@ -77,16 +99,19 @@ describe('every route of the rating API, with real Keystone tokens, under both d
   const servers: ServerProcess[] = [];
   const tokens = {} as Record<Caller, string>;
   let routes: { method: string; path: string }[] = [];
+  /** The domain admin this file made, deleted after. */
+  let domainAdminId: string | undefined;
 
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'tariff-keystone-policy-'));
-    keystone = await startKeystone({ tokenExpiration: 3600, ratingEndpointUrl: 'http://127.0.0.1:8889' });
+    keystone = await sharedKeystone();
     tokens['project admin'] = await keystone.token('ADMIN');
     tokens['project member'] = await keystone.token('MEMBER');
     tokens['project reader'] = await keystone.token('READER');
     tokens['system admin'] = await adminToken(keystone, { system: { all: true } });
-    await grantDomainAdmin(keystone, tokens['system admin']);
-    tokens['domain admin'] = await adminToken(keystone, { domain: { id: 'default' } });
+    const domainAdmin = await domainAdminToken(keystone, tokens['system admin']);
+    domainAdminId = domainAdmin.userId;
+    tokens['domain admin'] = domainAdmin.token;
     for (const [index, setting] of SETTINGS.entries()) {
       const database = `sqlite:${join(directory, `tariff-${index}.db`)}`;
       servers.push(await startServerProcess(database, keystoneModeEnvironment(keystone, setting.environment)));
@@ -100,7 +125,8 @@ describe('every route of the rating API, with real Keystone tokens, under both d
 
   afterAll(async () => {
     for (const server of servers) await server.stop();
-    await keystone?.stop();
+    if (domainAdminId) await keystoneCall(keystone, await adminToken(keystone, { system: { all: true } }), 'DELETE', `/users/${domainAdminId}`, 204);
+    await keystone?.release();
     if (directory) rmSync(directory, { recursive: true, force: true });
   });
 

@@ -3,17 +3,17 @@
  * `cloudkitty` CLI (Debian python3-cloudkittyclient, noauth, as test/client/cloudkitty-cli.test.ts
  * runs it) lists the rules with the document's values: cost, type, value, tenant, group.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H } from '../helpers/app.js';
+import { DEBIAN_CLOUDKITTY_CLI, runCloudkittyNoauth, stopCloudkittyCli } from '../helpers/cloudkitty-cli.js';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { applyTo, type PriceListDocument } from './price-list.js';
 
-const CLI = '/usr/bin/cloudkitty';
+const CLI = DEBIAN_CLOUDKITTY_CLI;
 const CLI_AVAILABLE = existsSync(CLI);
 if (!CLI_AVAILABLE) console.warn(`test/price-list/cloudkitty-cli.test.ts skipped: ${CLI} is missing (install Debian's python3-cloudkittyclient)`);
 
@@ -46,19 +46,16 @@ describe.skipIf(!CLI_AVAILABLE)(`the cloudkitty CLI after a price-list apply on 
     server = await startServerProcess(scratch.url);
   });
   afterAll(async () => {
+    await stopCloudkittyCli();
     await server?.stop();
     await scratch?.drop();
     rmSync(directory, { recursive: true, force: true });
   });
 
   function rows(...args: string[]): Promise<Record<string, unknown>[]> {
-    return new Promise((resolve, reject) => {
-      execFile(
-        CLI,
-        ['--os-auth-type', 'cloudkitty-noauth', '--os-endpoint', server.url, ...args, '-f', 'json'],
-        { env: { PATH: '/usr/bin:/bin', HOME: directory, LANG: 'C.UTF-8' }, timeout: 60_000 },
-        (error, stdout, stderr) => (error ? reject(new Error(`cloudkitty ${args.join(' ')}: ${stderr}`)) : resolve(JSON.parse(String(stdout)))),
-      );
+    return runCloudkittyNoauth(server.url, directory, [...args, '-f', 'json']).then((run) => {
+      if (run.code !== 0) throw new Error(`cloudkitty ${args.join(' ')}: ${run.stderr}`);
+      return JSON.parse(run.stdout);
     });
   }
 

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { callServer, freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
-import { keystoneModeEnvironment, startKeystone, type Keystone } from '../keystone/keystone.js';
+import { keystoneModeEnvironment, type Keystone } from '../keystone/keystone.js';
+import { sharedKeystone } from '../keystone/shared.js';
 import { PRICE_LIST, SCHEMA } from './price-list.js';
 
 const DENIED = { faultcode: 'Client', faultstring: "Policy doesn't allow rating:module_config to be performed.", debuginfo: null };
@@ -22,12 +23,12 @@ describe.skipIf(testDatabaseKind() !== 'sqlite')('the price list under Keystone 
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'tariff-price-list-keystone-'));
     const port = await freePort();
-    keystone = await startKeystone({ tokenExpiration: 600, ratingEndpointUrl: `http://127.0.0.1:${port}` });
+    keystone = await sharedKeystone();
     server = await startServerProcess(`sqlite:${join(directory, 'tariff.db')}`, keystoneModeEnvironment(keystone, { TARIFF_PORT: String(port) }));
   }, 900_000);
   afterAll(async () => {
     await server?.stop();
-    await keystone?.stop();
+    await keystone?.release();
     rmSync(directory, { recursive: true, force: true });
   });
 
