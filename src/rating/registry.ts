@@ -18,3 +18,14 @@ export interface ModuleDependencies {
 export function defaultModules({ sandbox }: ModuleDependencies = {}): RatingModule[] {
   return [hashmapModule, noopModule, pyscriptsModule(sandbox)];
 }
+
+/**
+ * The names of {@link defaultModules}, in name order (the order `/v1/rating/modules` lists them
+ * in): for callers that mean every module a default process serves (tests, tools), so that a new
+ * module is a line in the registry only.
+ */
+export function defaultModuleNames(): string[] {
+  return defaultModules()
+    .map((module) => module.name)
+    .sort();
+}

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseHas, databaseIs } from '../helpers/database-kind.js';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 import { callServer, runTariff, startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { cloudKittyAvailable, cloudKittyPrices, startCloudKitty, type CloudKitty, type PricedPoint } from './cloudkitty.js';
@@ -97,7 +98,7 @@ function sameDecimal(actual: string, expected: string): void {
   expect(new Decimal(actual).eq(new Decimal(expected)), `${actual} = ${expected}`).toBe(true);
 }
 
-describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKitty 17 database on ${kind}`, () => {
+describe.skipIf(!databaseHas('cloudKittyProduction') || !cloudKittyAvailable())(`adopting a CloudKitty 17 database on ${kind}`, () => {
   let directory: string;
   let scratch: ScratchDatabase;
   let seeded: Seeded;
@@ -244,7 +245,7 @@ describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKi
       expect(created.status, JSON.stringify(created.body)).toBe(201);
     }
     expect((await callServer(server!, 'POST', `${H}/services`, { name: 'compute' })).status).toBe(409);
-    if (kind === 'mysql') {
+    if (databaseIs('mysql')) {
       const collations = await selectRows(
         scratch.url,
         `select distinct collation_name as name from information_schema.columns where table_schema = database() and collation_name is not null

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { databaseHas } from '../helpers/database-kind.js';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 import { runTariff } from '../helpers/server.js';
 import { sqlalchemyUrl } from './cloudkitty.js';
@@ -32,7 +33,7 @@ async function layout(url: string) {
   return { tables, revisions, tariffTables };
 }
 
-describe.skipIf(kind === 'sqlite' || !existsSync(DBSYNC))(`databases Tariff refuses on ${kind}`, () => {
+describe.skipIf(!databaseHas('cloudKittyProduction') || !existsSync(DBSYNC))(`databases Tariff refuses on ${kind}`, () => {
   let directory: string;
   let scratch: ScratchDatabase;
 

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseHas, perServer, type PerServer } from '../helpers/database-kind.js';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 import { callServer, runTariffWith, startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { cloudKittyAvailable, startCloudKitty } from './cloudkitty.js';
@@ -26,19 +27,19 @@ function tariff(databaseUrl: string, zone: string, ...args: string[]): Promise<{
 
 /** A datetime column as `YYYY-MM-DD HH:MM:SS` text. */
 function asText(column: string): string {
-  return kind === 'postgres' ? `to_char(${column}, 'YYYY-MM-DD HH24:MI:SS')` : `date_format(${column}, '%Y-%m-%d %H:%i:%s')`;
+  return perServer({ postgres: `to_char(${column}, 'YYYY-MM-DD HH24:MI:SS')`, mysql: `date_format(${column}, '%Y-%m-%d %H:%i:%s')` });
 }
 
 /**
  * CloudKitty compat: migration 8a591f85865f sets an aware UTC epoch; psycopg2 sends it as a
  * timestamptz, stored as the session zone's wall time; pymysql drops the offset.
  */
-const MAPPING_START =
-  kind === 'postgres'
-    ? { stored: '1970-01-01 09:00:00', served: '1970-01-01T00:00:00+00:00' }
-    : { stored: '1970-01-01 00:00:00', served: '1969-12-31T15:00:00+00:00' };
+const MAPPING_START: PerServer<{ stored: string; served: string }> = {
+  postgres: { stored: '1970-01-01 09:00:00', served: '1970-01-01T00:00:00+00:00' },
+  mysql: { stored: '1970-01-01 00:00:00', served: '1969-12-31T15:00:00+00:00' },
+};
 
-describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKitty 17 database written in ${ZONE}, on ${kind}`, () => {
+describe.skipIf(!databaseHas('cloudKittyProduction') || !cloudKittyAvailable())(`adopting a CloudKitty 17 database written in ${ZONE}, on ${kind}`, () => {
   let directory: string;
   let scratch: ScratchDatabase;
   let server: ServerProcess | undefined;
@@ -68,7 +69,7 @@ describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKi
     const dryRun = await tariff(scratch.url, ZONE, 'db', 'upgrade', '--dry-run');
     expect(dryRun.code, dryRun.stderr).toBe(0);
     expect(dryRun.stdout).toContain(`hold wall time in ${ZONE} (to be recorded by migration 0006_time_zone)`);
-    expect(dryRun.stdout).toContain(`every existing mapping gets a generated name, start ${MAPPING_START.stored} (${ZONE})`);
+    expect(dryRun.stdout).toContain(`every existing mapping gets a generated name, start ${perServer(MAPPING_START).stored} (${ZONE})`);
     expect(dryRun.stdout).toContain(`every existing script gets start 2014-01-01 00:00:00 (${ZONE})`);
   });
 
@@ -77,7 +78,7 @@ describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKi
     expect(upgrade.code, upgrade.stderr).toBe(0);
     expect(await selectRows(scratch.url, 'select name, value from tariff_settings')).toEqual([{ name: 'cloudkitty_timezone', value: ZONE }]);
     const [mapping] = await selectRows(scratch.url, `select ${asText('start')} as start, ${asText('created_at')} as created_at from hashmap_mappings`);
-    expect(mapping.start).toBe(MAPPING_START.stored);
+    expect(mapping.start).toBe(perServer(MAPPING_START).stored);
     // created_at: now, as Tokyo's wall time (CloudKitty: its server's now()).
     expect(Math.abs(Date.parse(`${String(mapping.created_at).replace(' ', 'T')}+09:00`) - Date.now())).toBeLessThan(300_000);
     const [script] = await selectRows(scratch.url, `select ${asText('start')} as start, ${asText('created_at')} as created_at from pyscripts_scripts`);
@@ -93,7 +94,7 @@ describe.skipIf(kind === 'sqlite' || !cloudKittyAvailable())(`adopting a CloudKi
     expect(refused).toContain(`records time zone ${ZONE} for its naive datetimes, but TARIFF_CLOUDKITTY_TIMEZONE is UTC`);
     server = await startServerProcess(scratch.url, { TARIFF_CLOUDKITTY_TIMEZONE: ZONE });
     const mapping = await callServer(server, 'GET', `${H}/mappings/${mappingId}`);
-    expect(mapping.body).toMatchObject({ start: MAPPING_START.served, end: null, created_by: 'migration' });
+    expect(mapping.body).toMatchObject({ start: perServer(MAPPING_START).served, end: null, created_by: 'migration' });
     expect(Math.abs(Date.parse(mapping.body.created_at) - Date.now())).toBeLessThan(300_000);
     const script = await callServer(server, 'GET', `${P}/scripts/${scriptId}`);
     expect(script.body).toMatchObject({ start: '2013-12-31T15:00:00+00:00', created_by: 'migration' });

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defaultModuleNames } from '../../src/rating/registry.js';
 import { DEBIAN_CLOUDKITTY_CLI, runCloudkittyNoauth, stopCloudkittyCli, type CloudkittyCliRun as Run } from '../helpers/cloudkitty-cli.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
@@ -23,6 +24,13 @@ const SLOW = 90_000;
 
 type Row = { Module: string; Enabled: boolean; Priority: number };
 const row = (Module: string, Enabled = false, Priority = 1): Row => ({ Module, Enabled, Priority });
+
+/** The rows of `module list`: every module of the registry, in name order, disabled with priority 1 but for `changed`. */
+function listed(...changed: Row[]): Row[] {
+  const names = defaultModuleNames();
+  for (const { Module } of changed) expect(names).toContain(Module);
+  return names.map((name) => changed.find((changedRow) => changedRow.Module === name) ?? row(name));
+}
 
 describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI: rating modules', () => {
   let directory: string;
@@ -63,16 +71,16 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI: rating modules', () => {
   for (const version of ['1', '2'] as const) {
     describe(`--os-rating-api-version ${version}`, () => {
       beforeEach(async () => {
-        for (const name of ['hashmap', 'noop', 'pyscripts']) {
+        for (const name of defaultModuleNames()) {
           expect((await callServer(server, 'PUT', `/v2/rating/modules/${name}`, { enabled: false, priority: 1 })).status).toBe(204);
         }
       });
 
       it('module list', { timeout: SLOW }, async () => {
-        expect(await rows(version, 'module', 'list')).toEqual([row('hashmap'), row('noop'), row('pyscripts')]);
+        expect(await rows(version, 'module', 'list')).toEqual(listed());
         // The listing follows the server's state.
         expect((await callServer(server, 'PUT', '/v2/rating/modules/pyscripts', { enabled: true, priority: 4 })).status).toBe(204);
-        expect(await rows(version, 'module', 'list')).toEqual([row('hashmap'), row('noop'), row('pyscripts', true, 4)]);
+        expect(await rows(version, 'module', 'list')).toEqual(listed(row('pyscripts', true, 4)));
       });
 
       it('module get', { timeout: SLOW }, async () => {
@@ -114,7 +122,7 @@ describe.skipIf(!CLI_AVAILABLE)('the cloudkitty CLI: rating modules', () => {
         expect(await rows(version, 'module', 'enable', 'hashmap')).toEqual([row('hashmap', true, 5)]);
         expect(await rows(version, 'module', 'set', 'priority', 'hashmap', '12')).toEqual([row('hashmap', true, 12)]);
         expect(await state('hashmap')).toEqual({ enabled: true, priority: 12 });
-        expect(await rows(version, 'module', 'list')).toEqual([row('hashmap', true, 12), row('noop'), row('pyscripts')]);
+        expect(await rows(version, 'module', 'list')).toEqual(listed(row('hashmap', true, 12)));
       });
 
       it('module set priority 0 is refused by the server and changes nothing', { timeout: SLOW }, async () => {

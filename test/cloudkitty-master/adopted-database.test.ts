@@ -5,6 +5,7 @@
  * quote does, on both sides of the adopted rules' start (the epoch).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseHas } from '../helpers/database-kind.js';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { runTariff } from '../helpers/server.js';
 import { cloudKittyAvailable, startCloudKitty } from '../adoption/cloudkitty.js';
@@ -18,7 +19,7 @@ const kind = testDatabaseKind();
 const SEED = Number(process.env.TARIFF_FUZZ_SEED ?? 11);
 const POINTS = Number(process.env.TARIFF_MASTER_POINTS ?? 120);
 
-describe.skipIf(kind === 'sqlite' || !masterAvailable() || !cloudKittyAvailable())(
+describe.skipIf(!databaseHas('cloudKittyProduction') || !masterAvailable() || !cloudKittyAvailable())(
   `CloudKitty master on a database adopted from CloudKitty 17, on ${kind}`,
   () => {
     let shared: SharedDatabase;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { defaultModuleNames } from '../../src/rating/registry.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { CHROMIUM_AVAILABLE, launchBrowser, type Browser } from './browser.js';
 import { accessibilityViolations, saveScreenshot, watchContentSecurityPolicy } from './harness.js';
@@ -67,7 +68,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
     await page.goto(`${server.url}/console/`);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Overview');
     await page.locator('dd[data-count="mappings"]').waitFor();
-    expect(await page.locator('tbody th').allTextContents()).toEqual(['hashmap', 'noop', 'pyscripts']);
+    expect(await page.locator('tbody th').allTextContents()).toEqual(defaultModuleNames());
     const counts = Object.fromEntries(
       await Promise.all(
         ['services', 'groups', 'mappings', 'thresholds', 'scripts'].map(async (kind) => [kind, await page.locator(`dd[data-count="${kind}"]`).textContent()]),

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, startTestApp } from '../helpers/app.js';
+import { databaseHas, perServer } from '../helpers/database-kind.js';
 import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 import { masterAvailable, runMaster, sqlalchemyUrl, type MasterRun } from '../cloudkitty-master/master.js';
 import { readCatalog, type Catalog } from './catalog.js';
@@ -186,9 +187,9 @@ describe.skipIf(!masterAvailable())(`CloudKitty master's layout on ${KIND}`, () 
 
   beforeAll(async () => {
     earlier = checkOutEarlierTariff();
-    if (KIND === 'sqlite') return;
+    if (!databaseHas('cloudKittyProduction')) return;
     const empty = await scratch();
-    const program = KIND === 'postgres' ? join(ROOT, 'test/cloudkitty-master/dbsync_reference.py') : undefined;
+    const program = perServer({ postgres: join(ROOT, 'test/cloudkitty-master/dbsync_reference.py'), mysql: undefined });
     const run = await dbsync(empty.url, ['upgrade'], program);
     expect(run.code, run.stderr.slice(-3000)).toBe(0);
     reference = await readCatalog(empty.url);
@@ -233,7 +234,7 @@ describe.skipIf(!masterAvailable())(`CloudKitty master's layout on ${KIND}`, () 
     await expectTariffServes(database.url, 'network');
   }, 600_000);
 
-  it.skipIf(KIND === 'sqlite')(
+  it.runIf(databaseHas('cloudKittyProduction'))(
     'refuses, changing nothing, an earlier database whose audit values CloudKitty cannot hold',
     async () => {
       const database = await scratch();

@@ -12,10 +12,9 @@ import { openDatabase } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { ratingModules } from '../../src/application.js';
 import { hashmapTables } from '../../src/rating/hashmap/tables.js';
-import { testDatabaseKind } from '../helpers/databases.js';
+import { databaseIs } from '../helpers/database-kind.js';
 import { runTariff } from '../helpers/server.js';
 
-const kind = testDatabaseKind();
 const COMMANDS = [['serve'], ['db', 'upgrade'], ['db', 'upgrade', '--dry-run']];
 
 /** A real Tariff database with a few thousand rows (many pages), closed cleanly (no WAL left). */
@@ -45,7 +44,7 @@ async function expectOneLineRefusal(file: string, problem: RegExp): Promise<void
   }
 }
 
-describe.runIf(kind === 'sqlite')('a damaged SQLite file stops start-up with one line', () => {
+describe.runIf(databaseIs('sqlite'))('a damaged SQLite file stops start-up with one line', () => {
   let directory: string;
 
   beforeAll(() => {

@@ -8,6 +8,7 @@
  * MariaDB only: SQLite keeps reading a deleted file it has open.
  */
 import { describe, expect, it } from 'vitest';
+import { databaseHas } from '../helpers/database-kind.js';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { useScratchServers } from '../helpers/scratch-servers.js';
 import { callServer, type ServerProcess } from '../helpers/server.js';
@@ -15,7 +16,7 @@ import { callServer, type ServerProcess } from '../helpers/server.js';
 const H = '/v1/rating/module_config/hashmap';
 const kind = testDatabaseKind();
 
-describe.skipIf(kind === 'sqlite')(`a ${kind} database dropped under a running server`, () => {
+describe.runIf(databaseHas('server'))(`a ${kind} database dropped under a running server`, () => {
   const running = useScratchServers('dropped', 1, { TARIFF_DB_TIMEOUT: '3' });
   const server = (): ServerProcess => running.servers[0];
 

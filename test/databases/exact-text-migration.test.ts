@@ -16,11 +16,10 @@ import { migrateToLatest } from '../../src/database/migrate.js';
 import { ratingModules } from '../../src/application.js';
 import { hashmapTables } from '../../src/rating/hashmap/tables.js';
 import { RATING_TABLES } from '../../src/database/adoption/layout.js';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
+import { databaseIs } from '../helpers/database-kind.js';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/databases.js';
 
-const kind = testDatabaseKind();
-
-describe.runIf(kind === 'mysql')('migration 0004 converts older MariaDB rating tables to exact text', () => {
+describe.runIf(databaseIs('mysql'))('migration 0004 converts older MariaDB rating tables to exact text', () => {
   let directory: string;
   let scratch: ScratchDatabase;
   let database: Database;

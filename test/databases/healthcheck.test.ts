@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseHas, databaseServerKind } from '../helpers/database-kind.js';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { startPrivateDatabase, type PrivateDatabase } from '../helpers/private-database.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
@@ -63,7 +64,7 @@ describe(`/healthcheck of a server process on ${kind}`, () => {
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'tariff-health-'));
     disableFile = join(directory, 'healthcheck_disable');
-    if (kind !== 'sqlite') database = await startPrivateDatabase(kind);
+    if (databaseHas('server')) database = await startPrivateDatabase(databaseServerKind());
     server = await startServerProcess(database?.url ?? `sqlite:${join(directory, 'tariff.db')}`, {
       TARIFF_HEALTHCHECK_DATABASE: 'true',
       TARIFF_HEALTHCHECK_DATABASE_TIMEOUT: String(CHECK_TIMEOUT_SECONDS),
@@ -78,7 +79,7 @@ describe(`/healthcheck of a server process on ${kind}`, () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it.skipIf(kind === 'sqlite')(
+  it.runIf(databaseHas('server'))(
     'flips 200 → 503 DATABASE UNREACHABLE → 200 as the database server stops and starts again',
     async () => {
       expect((await detailedHealth(server!)).reasons).toEqual(HEALTHY);

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
+import { databaseHas, perServer } from '../helpers/database-kind.js';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/databases.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
 /** Kysely's migration lock (its PostgreSQL and MySQL adapters): the same key, held by another session. */
@@ -18,20 +19,25 @@ const POSTGRES_LOCK = '3853314791062309107';
 const MYSQL_LOCK = 'ea586330-2c93-47c8-908d-981d9d270f9d';
 
 /** Holds the migration lock in a session of its own until `release()`. */
-async function holdMigrationLock(url: string): Promise<{ release(): Promise<void> }> {
-  if (testDatabaseKind() === 'postgres') {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`select pg_advisory_lock(${POSTGRES_LOCK})`);
-    return { release: () => client.end() };
-  }
+function holdMigrationLock(url: string): Promise<{ release(): Promise<void> }> {
+  return perServer({ postgres: holdPostgresMigrationLock, mysql: holdMysqlMigrationLock })(url);
+}
+
+async function holdPostgresMigrationLock(url: string): Promise<{ release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`select pg_advisory_lock(${POSTGRES_LOCK})`);
+  return { release: () => client.end() };
+}
+
+async function holdMysqlMigrationLock(url: string): Promise<{ release(): Promise<void> }> {
   const connection = await createConnection(url);
   const [rows] = await connection.query(`select get_lock('${MYSQL_LOCK}', 1) as taken`);
   expect(rows).toEqual([{ taken: 1 }]);
   return { release: () => connection.end() };
 }
 
-describe.skipIf(testDatabaseKind() === 'sqlite')('a start waiting for another process’s migration', () => {
+describe.runIf(databaseHas('server'))('a start waiting for another process’s migration', () => {
   let directory: string;
   let scratch: ScratchDatabase;
   let server: ServerProcess | undefined;

@@ -12,12 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import { ratingModules } from '../../src/application.js';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
+import { perDatabase } from '../helpers/database-kind.js';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/databases.js';
 import { H, P, startTestApp } from '../helpers/app.js';
 
-const kind = testDatabaseKind();
 const MIGRATIONS = ['hashmap_0002_names_by_validity', 'pyscripts_0002_names_by_validity'];
 const LIVE_NAME_INDEXES = ['uniq_hashmap_mappings_live_name', 'uniq_pyscripts_scripts_live_name'];
+/** Whether an earlier Tariff made {@link LIVE_NAME_INDEXES}: partial indexes, which PostgreSQL and SQLite have and MariaDB has not. */
+const EARLIER_TARIFF_MADE_LIVE_NAME_INDEXES = perDatabase({ sqlite: true, postgres: true, mysql: false });
 
 let directory: string;
 let scratch: ScratchDatabase;
@@ -25,12 +27,11 @@ let database: Database;
 
 /** The names of the rating tables' indexes. */
 async function indexNames(): Promise<string[]> {
-  const query =
-    kind === 'sqlite'
-      ? sql<{ name: string }>`select name from sqlite_master where type = 'index'`
-      : kind === 'postgres'
-        ? sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema()`
-        : sql<{ name: string }>`select distinct index_name as name from information_schema.statistics where table_schema = database()`;
+  const query = perDatabase({
+    sqlite: sql<{ name: string }>`select name from sqlite_master where type = 'index'`,
+    postgres: sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema()`,
+    mysql: sql<{ name: string }>`select distinct index_name as name from information_schema.statistics where table_schema = database()`,
+  });
   return (await query.execute(database.db)).rows.map((row) => row.name);
 }
 
@@ -56,7 +57,7 @@ describe('the partial unique name indexes', () => {
   });
 
   it('are dropped from a database an earlier Tariff made, where the database had them', async () => {
-    if (kind !== 'mysql') {
+    if (EARLIER_TARIFF_MADE_LIVE_NAME_INDEXES) {
       // What the earlier migrations (and `tariff db upgrade`) created on PostgreSQL and SQLite.
       await sql`create unique index uniq_hashmap_mappings_live_name on hashmap_mappings (name) where deleted is null`.execute(database.db);
       await sql`create unique index uniq_pyscripts_scripts_live_name on pyscripts_scripts (name) where deleted is null`.execute(database.db);

@@ -24,10 +24,24 @@ import { migrateToLatest } from '../../src/database/migrate.js';
 import type { TariffTables } from '../../src/database/tables.js';
 import { TariffMetrics, type DatabaseErrorKind, type PoolStatistics } from '../../src/kernel/metrics.js';
 import { classifyDatabaseError, DatabaseUnavailableError, databaseErrorKind } from '../../src/database/errors.js';
+import { databaseHas, databaseIs, perDatabase, perServer } from '../helpers/database-kind.js';
 import { createScratchDatabase, MYSQL_ADMIN_URL, POSTGRES_ADMIN_URL, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
 
 const kind = testDatabaseKind();
+/** PostgreSQL and MariaDB: a server that ends connections, holds row locks and bounds a pool's waits. */
+const hasServer = databaseHas('server');
+const isMariaDb = databaseIs('mysql');
 const POOL_SIZE = 2;
+/**
+ * The pool of the run's database: how many connections it lends at once, and how many are open
+ * before the first query. PostgreSQL and MariaDB open up to {@link POOL_SIZE} on demand; SQLite
+ * has one connection, open from the start, lent to one query or transaction at a time.
+ */
+const POOL = perDatabase({
+  sqlite: { connections: 1, openAtStart: 1 },
+  postgres: { connections: POOL_SIZE, openAtStart: 0 },
+  mysql: { connections: POOL_SIZE, openAtStart: 0 },
+});
 /** How long a test waits for the pool to reach a state it is driven to. */
 const SETTLE = { timeout: 3000, interval: 5 };
 
@@ -56,7 +70,7 @@ async function errorCounts(metrics: TariffMetrics): Promise<Record<DatabaseError
 
 /** The server's id of the connection `db` runs on: PostgreSQL's backend pid, MariaDB's connection id. */
 async function serverConnectionId(db: Kysely<TariffTables>): Promise<number> {
-  const query = kind === 'postgres' ? sql<{ id: number }>`select pg_backend_pid() as id` : sql<{ id: number }>`select connection_id() as id`;
+  const query = perServer({ postgres: sql<{ id: number }>`select pg_backend_pid() as id`, mysql: sql<{ id: number }>`select connection_id() as id` });
   const { rows } = await query.execute(db);
   return Number(rows[0].id);
 }
@@ -70,21 +84,26 @@ interface ServerSession {
   close(): Promise<void>;
 }
 
-async function openServerSession(): Promise<ServerSession> {
-  if (kind === 'postgres') {
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-    await client.connect();
-    return {
-      async kill(id) {
-        await client.query('select pg_terminate_backend($1)', [id]);
-      },
-      async state(id) {
-        const { rows } = await client.query<{ state: string }>('select state from pg_stat_activity where pid = $1', [id]);
-        return rows.length === 0 ? 'gone' : rows[0].state === 'active' ? 'running' : 'idle';
-      },
-      close: () => client.end(),
-    };
-  }
+function openServerSession(): Promise<ServerSession> {
+  return perServer({ postgres: openPostgresSession, mysql: openMysqlSession })();
+}
+
+async function openPostgresSession(): Promise<ServerSession> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  return {
+    async kill(id) {
+      await client.query('select pg_terminate_backend($1)', [id]);
+    },
+    async state(id) {
+      const { rows } = await client.query<{ state: string }>('select state from pg_stat_activity where pid = $1', [id]);
+      return rows.length === 0 ? 'gone' : rows[0].state === 'active' ? 'running' : 'idle';
+    },
+    close: () => client.end(),
+  };
+}
+
+async function openMysqlSession(): Promise<ServerSession> {
   const connection = await createConnection(MYSQL_ADMIN_URL);
   return {
     async kill(id) {
@@ -155,7 +174,7 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
   it('reports an idle pool: nothing in use or waiting, only the connections opened so far idle', async () => {
     const opened = open();
     // PostgreSQL and MariaDB open connections on demand; SQLite's one connection is open from the start.
-    expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: kind === 'sqlite' ? 1 : 0, waiting: 0 });
+    expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: POOL.openAtStart, waiting: 0 });
     await sql`select 1`.execute(opened.db);
     expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 1, waiting: 0 });
     expect(await errorCounts(metrics)).toEqual({ timeout: 0, lost_connection: 0, deadlock_retried: 0 });
@@ -167,9 +186,10 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
     const second = holdConnection(opened);
     await first.lent;
     // SQLite lends its one connection to the first holder; the second waits with the query.
-    if (kind !== 'sqlite') await second.lent;
+    if (POOL.connections > 1) await second.lent;
     const queued = sql<{ one: number }>`select 1 as one`.execute(opened.db);
-    const during = kind === 'sqlite' ? { inUse: 1, idle: 0, waiting: 2 } : { inUse: 2, idle: 0, waiting: 1 };
+    // Two holders and a query: as many lent as the pool has (SQLite: 1 lent, 2 waiting; the others: 2 lent, 1 waiting).
+    const during = { inUse: POOL.connections, idle: 0, waiting: 3 - POOL.connections };
     await vi.waitFor(async () => expect(await poolGauges(metrics)).toEqual(during), SETTLE);
     // The queued query stays queued while both connections are held.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -180,10 +200,10 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
     second.release();
     await Promise.all([first.done, second.done]);
     expect(Number((await queued).rows[0].one)).toBe(1);
-    expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: kind === 'sqlite' ? 1 : POOL_SIZE, waiting: 0 });
+    expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: POOL.connections, waiting: 0 });
   });
 
-  it.skipIf(kind === 'sqlite')('fails a query waiting for a connection past the timeout, takes it off the waiting gauge, and leaks no connection', async () => {
+  it.runIf(hasServer)('fails a query waiting for a connection past the timeout, takes it off the waiting gauge, and leaks no connection', async () => {
     const opened = open({ timeoutMs: 300 });
     const held = [holdConnection(opened), holdConnection(opened)];
     await Promise.all(held.map((connection) => connection.lent));
@@ -193,7 +213,9 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
       (failure: unknown) => failure,
     );
     const waited = Date.now() - started;
-    expect(String(error)).toMatch(kind === 'postgres' ? /timeout exceeded when trying to connect/ : /timeout exceeded when waiting for a database connection/);
+    expect(String(error)).toMatch(
+      perServer({ postgres: /timeout exceeded when trying to connect/, mysql: /timeout exceeded when waiting for a database connection/ }),
+    );
     expect(waited).toBeGreaterThanOrEqual(250);
     expect(waited).toBeLessThan(2000);
     // The HTTP shell answers it 503 and counts it a timeout.
@@ -214,7 +236,7 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
     expect(await poolGauges(metrics)).toEqual({ inUse: 0, idle: 2, waiting: 0 });
   });
 
-  describe.skipIf(kind === 'sqlite')('connections the server ends', () => {
+  describe.runIf(hasServer)('connections the server ends', () => {
     let server: ServerSession;
     beforeAll(async () => {
       server = await openServerSession();
@@ -248,7 +270,7 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
         const { id, error } = await opened.db.connection().execute(async (connection) => {
           const lentId = await serverConnectionId(connection);
           if (moment === 'running a query') {
-            const query = (kind === 'postgres' ? sql`select pg_sleep(5)` : sql`select sleep(5)`).execute(connection);
+            const query = perServer({ postgres: sql`select pg_sleep(5)`, mysql: sql`select sleep(5)` }).execute(connection);
             const outcome = query.then(
               () => new Error('the query outlived its connection'),
               (failure: unknown) => failure,
@@ -297,32 +319,36 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
     close(): Promise<void>;
   }
 
-  async function openConfigLocker(): Promise<ConfigLocker> {
+  function openConfigLocker(): Promise<ConfigLocker> {
     const lockRow = "select version from tariff_config_version where name = 'rating' for update";
-    if (kind === 'postgres') {
-      const client = new pg.Client({ connectionString: scratch.url });
-      await client.connect();
-      return {
-        async lock() {
-          await client.query('begin');
-          await client.query(lockRow);
-        },
-        unlock: async () => void (await client.query('rollback')),
-        close: () => client.end(),
-      };
-    }
-    const connection: MysqlConnection = await createConnection(scratch.url);
-    return {
-      async lock() {
-        await connection.query('begin');
-        await connection.query(lockRow);
+    return perServer<() => Promise<ConfigLocker>>({
+      async postgres() {
+        const client = new pg.Client({ connectionString: scratch.url });
+        await client.connect();
+        return {
+          async lock() {
+            await client.query('begin');
+            await client.query(lockRow);
+          },
+          unlock: async () => void (await client.query('rollback')),
+          close: () => client.end(),
+        };
       },
-      unlock: async () => void (await connection.query('rollback')),
-      close: () => connection.end(),
-    };
+      async mysql() {
+        const connection: MysqlConnection = await createConnection(scratch.url);
+        return {
+          async lock() {
+            await connection.query('begin');
+            await connection.query(lockRow);
+          },
+          unlock: async () => void (await connection.query('rollback')),
+          close: () => connection.end(),
+        };
+      },
+    })();
   }
 
-  it.skipIf(kind === 'sqlite')('counts a write blocked on a row lock past the database timeout as a timeout, answered 503, not retried', async () => {
+  it.runIf(hasServer)('counts a write blocked on a row lock past the database timeout as a timeout, answered 503, not retried', async () => {
     const modules = await migrateScratch();
     const opened = open({ timeoutMs: 300 });
     const config = { ...loadConfig({}), databaseUrl: scratch.url };
@@ -353,7 +379,7 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
       await locker.close();
       await app.close();
     }
-    if (kind === 'postgres') {
+    if (databaseIs('postgres')) {
       // The server's statement_timeout and node-postgres's query_timeout end the wait at the same
       // moment; whichever answers first, the write is a timeout answered 503.
       const statementTimeout = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014', severity: 'ERROR' });
@@ -364,7 +390,7 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
     }
   });
 
-  it.skipIf(kind === 'sqlite')('answers a read that waits for a connection of a full pool past the timeout 503, counted as a timeout', async () => {
+  it.runIf(hasServer)('answers a read that waits for a connection of a full pool past the timeout 503, counted as a timeout', async () => {
     const modules = await migrateScratch();
     const opened = open({ timeoutMs: 300 });
     const config = { ...loadConfig({}), databaseUrl: scratch.url };
@@ -391,7 +417,7 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
     }
   });
 
-  it.runIf(kind === 'mysql')('bounds every pooled MariaDB session by the timeout: its lock waits (1205, a 503 timeout) and its statements (1969)', async () => {
+  it.runIf(isMariaDb)('bounds every pooled MariaDB session by the timeout: its lock waits (1205, a 503 timeout) and its statements (1969)', async () => {
     await migrateScratch();
     const opened = open({ timeoutMs: 1000 });
     const { rows } = await sql<{ lockWait: number | string; statementTime: number | string }>`
@@ -433,7 +459,10 @@ describe(`the pool of a ${kind} database in GET /metrics`, () => {
       await locker.close();
     }
     // Real deadlocks, and Galera's failed certifications (reported as deadlocks), are still retried.
-    const deadlock = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+    const deadlock = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), {
+      code: 'ER_LOCK_DEADLOCK',
+      errno: 1213,
+    });
     expect(classifyDatabaseError(deadlock, { lastAttempt: false })).toBe('retry');
     expect(databaseErrorKind(deadlock)).toBeUndefined();
   });

@@ -22,12 +22,12 @@ import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { H, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
 import { createField, createService } from '../helpers/fixtures.js';
-import { createScratchDatabase, testDatabaseKind } from '../helpers/databases.js';
+import { databaseIs } from '../helpers/database-kind.js';
+import { createScratchDatabase } from '../helpers/databases.js';
 import { mountSmallDisk, type SmallDisk } from '../helpers/small-disk.js';
 import { startPrivateDatabase, type PrivateDatabase } from '../helpers/private-database.js';
 import { classifyDatabaseError, StorageFullError } from '../../src/database/errors.js';
 
-const kind = testDatabaseKind();
 /** Mapping creates tried before the storage must have run out (each one needs new pages sooner or later). */
 const WRITE_LIMIT = 3000;
 
@@ -92,7 +92,7 @@ async function showFullStorage(t: TestApp, fill: () => Promise<void>, free: () =
   expect((await t.post(`${H}/services/`, { name: 'after-the-disk-was-freed' })).status).toBe(201);
 }
 
-describe.runIf(kind === 'sqlite')('SQLite out of space', () => {
+describe.runIf(databaseIs('sqlite'))('SQLite out of space', () => {
   it('PRAGMA max_page_count: SQLITE_FULL gives 503, reads work, writes recover when the limit is raised', async () => {
     const t = await startTestApp();
     try {
@@ -134,7 +134,7 @@ describe.runIf(kind === 'sqlite')('SQLite out of space', () => {
   });
 });
 
-describe.runIf(kind === 'postgres')('PostgreSQL out of space', () => {
+describe.runIf(databaseIs('postgres'))('PostgreSQL out of space', () => {
   let server: PrivateDatabase | undefined;
   let disk: SmallDisk | undefined;
   let unavailable: string | undefined;
@@ -184,7 +184,7 @@ describe.runIf(kind === 'postgres')('PostgreSQL out of space', () => {
   });
 });
 
-describe.runIf(kind === 'mysql')('MariaDB out of space', () => {
+describe.runIf(databaseIs('mysql'))('MariaDB out of space', () => {
   it("the server's errno 1114 (table full) is a full storage: 503, not a 500", async () => {
     const directory = mkdtempSync(join(tmpdir(), 'tariff-full-'));
     const scratch = await createScratchDatabase(directory);

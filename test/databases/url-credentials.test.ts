@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
+import { databaseIs } from '../helpers/database-kind.js';
+import { createScratchDatabase, type ScratchDatabase } from '../helpers/databases.js';
 import { runTariffWith, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
 const PASSWORD = 'Qz7p@ss:w@rdKx9';
@@ -19,7 +20,7 @@ function expectNoSecret(text: string): void {
   for (const piece of ['Qz7', 'Kx9', 'p@ss', 'w@rd', 'Qq5', 'Zz1']) expect(text).not.toContain(piece);
 }
 
-describe.runIf(testDatabaseKind() === 'postgres')('a database URL with credentials, in a server process', () => {
+describe.runIf(databaseIs('postgres'))('a database URL with credentials, in a server process', () => {
   let directory: string;
   let database: ScratchDatabase;
   let url: string;

@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultModuleNames } from '../../src/rating/registry.js';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/databases.js';
 import { fingerprintChanges, openFingerprinter, type DatabaseFingerprinter, type Fingerprint } from '../helpers/database-fingerprint.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
@@ -222,7 +223,7 @@ export async function startFuzzTarget(limits: FuzzLimits = DEFAULT_LIMITS): Prom
     mapping: [],
     threshold: [],
     script: [],
-    module: ['hashmap', 'pyscripts', 'noop'],
+    module: defaultModuleNames(),
     unknown: [UNKNOWN_ID],
   };
   const resolve = (ref: IdRef): string => {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createConnection } from 'mysql2/promise';
+import type { PerServer, ServerDatabaseKind } from './database-kind.js';
 import { freePort } from './server.js';
 
 /** The name of the database Tariff uses inside a private server. */
@@ -31,7 +32,7 @@ export type StopMode = 'clean' | 'crash';
 
 /** A database server that belongs to one test file. */
 export interface PrivateDatabase {
-  kind: 'postgres' | 'mysql';
+  kind: ServerDatabaseKind;
   /** A `postgres://` or `mysql://` URL of the `tariff` database, for TARIFF_DATABASE_URL and direct queries. */
   url: string;
   port: number;
@@ -214,6 +215,8 @@ const MARIADB: ServerRecipe = {
   url: (port) => `mysql://root@127.0.0.1:${port}/${DATABASE_NAME}`,
 };
 
+const RECIPES: PerServer<ServerRecipe> = { postgres: POSTGRES, mysql: MARIADB };
+
 /** The uid and gid of a system user. */
 function systemUserIds(name: string): RunAs {
   try {
@@ -262,8 +265,8 @@ function startWatchdog(pidFile: string, directory: string, signal: NodeJS.Signal
  * @throws when the server binaries are missing, installing fails, or the server does not answer
  *   within 30 s (the message carries the server's output).
  */
-export async function startPrivateDatabase(kind: 'postgres' | 'mysql'): Promise<PrivateDatabase> {
-  const recipe = kind === 'postgres' ? POSTGRES : MARIADB;
+export async function startPrivateDatabase(kind: ServerDatabaseKind): Promise<PrivateDatabase> {
+  const recipe = RECIPES[kind];
   const runAs = process.getuid?.() === 0 ? systemUserIds(recipe.systemUser) : undefined;
   // The system user must be able to reach its data directory: the base is world-searchable.
   const directory = mkdtempSync(join(tmpdir(), `tariff-${kind}-`));

@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultModuleNames } from '../../src/rating/registry.js';
 import { H, P, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
 import { expectFault } from '../helpers/fixtures.js';
 
@@ -53,7 +54,7 @@ beforeAll(async () => {
     mapping_id: [...mappings, 'notauuid'],
     threshold_id: [...thresholds],
     script_id: [...scripts],
-    module_id: ['hashmap', 'pyscripts', 'noop'],
+    module_id: defaultModuleNames(),
     tenant_id: ['tenant-a', 'tenant-b'],
     description: ['volumes', 'VOL'],
     start: ['2020-01-01T00:00:00', '2999-01-01'],

@@ -22,7 +22,8 @@ import type { KeystoneIdentity } from '../../src/auth/keystone.js';
 import type { TariffApp } from '../../src/http/app.js';
 import { NotFoundError } from '../../src/kernel/errors.js';
 import { H, P, daysFromNow, startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
-import { createScratchDatabase, testDatabaseKind } from '../helpers/databases.js';
+import { perDatabase } from '../helpers/database-kind.js';
+import { createScratchDatabase } from '../helpers/databases.js';
 import { testIdentity } from '../helpers/keystone-identity.js';
 
 const CHANGES = '/v2/rating/changes';
@@ -369,8 +370,7 @@ describe('a refused or rolled-back write records nothing', () => {
     expect(heard).toEqual([]);
 
     // A lost race the dialect retries: the first attempt's change is dropped with its rollback.
-    const lostRace: Record<string, object | undefined> = { postgres: { code: '40001' }, mysql: { errno: 1213, code: 'ER_LOCK_DEADLOCK' }, sqlite: undefined };
-    const race = lostRace[testDatabaseKind()];
+    const race = perDatabase<object | undefined>({ postgres: { code: '40001' }, mysql: { errno: 1213, code: 'ER_LOCK_DEADLOCK' }, sqlite: undefined });
     let attempts = 0;
     await inWriteTransaction(t.database, journal, async () => {
       attempts += 1;

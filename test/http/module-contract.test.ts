@@ -7,12 +7,14 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { defaultModules } from '../../src/rating/registry.js';
+import { defaultModuleNames, defaultModules } from '../../src/rating/registry.js';
 import { H, startTestApp, type TestApp } from '../helpers/app.js';
 import { createService, expectFault } from '../helpers/fixtures.js';
 import { fixedFeeModule } from '../modules/fixed-fee/module.js';
 
 const FEES = '/v1/rating/module_config/fixed_fee/fees';
+/** The modules the app serves: the registry's and the test module, in name order. */
+const SERVED = [...defaultModuleNames(), 'fixed_fee'].sort();
 
 let t: TestApp;
 
@@ -70,7 +72,7 @@ describe('its routes', () => {
 describe('its state', () => {
   it('is listed and kept like the built-in modules, on v1 and v2', async () => {
     const listed = (await t.get('/v1/rating/modules')).body.modules;
-    expect(listed.map((module: { module_id: string }) => module.module_id)).toEqual(['fixed_fee', 'hashmap', 'noop', 'pyscripts']);
+    expect(listed.map((module: { module_id: string }) => module.module_id)).toEqual(SERVED);
     await setModule('fixed_fee', { enabled: true, priority: 7 });
     expect((await t.get('/v1/rating/modules/fixed_fee')).body).toEqual({
       module_id: 'fixed_fee',
@@ -102,7 +104,7 @@ describe('its pricing', () => {
     expect((await t.post(FEES, { service: 'compute', fee: '3' })).status).toBe(201);
   });
   beforeEach(async () => {
-    for (const name of ['fixed_fee', 'hashmap', 'noop', 'pyscripts']) await setModule(name, { enabled: false, priority: 1 });
+    for (const name of SERVED) await setModule(name, { enabled: false, priority: 1 });
   });
 
   async function quote(): Promise<any> {

@@ -5,18 +5,21 @@
  * state kept in the database.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defaultModuleNames, defaultModules } from '../../src/rating/registry.js';
 import { H, startTestApp, type TestApp } from '../helpers/app.js';
 import { createService, expectFault } from '../helpers/fixtures.js';
 
 const M = '/v1/rating/modules';
 const M2 = '/v2/rating/modules';
 
-/** The modules as v1 shows them by default (CloudKitty: noop's `hot_config` is the base class's False). */
-const DEFAULT_V1 = [
+/** CloudKitty's modules as v1 shows them by default (CloudKitty: noop's `hot_config` is the base class's False). */
+const CLOUDKITTY_V1 = [
   { module_id: 'hashmap', description: 'HashMap rating module.', enabled: false, 'hot-config': true, priority: 1 },
   { module_id: 'noop', description: 'Dummy test module.', enabled: false, 'hot-config': false, priority: 1 },
   { module_id: 'pyscripts', description: 'PyScripts rating module.', enabled: false, 'hot-config': true, priority: 1 },
 ];
+/** Every module of the registry as v1 shows it by default, in name order: CloudKitty's as CloudKitty does. */
+const DEFAULT_V1 = defaultModuleNames().map((name) => CLOUDKITTY_V1.find((module) => module.module_id === name) ?? ownDefaultV1(name));
 const DEFAULT_V2 = DEFAULT_V1.map(({ 'hot-config': hotConfig, ...rest }) => ({
   module_id: rest.module_id,
   description: rest.description,
@@ -26,6 +29,19 @@ const DEFAULT_V2 = DEFAULT_V1.map(({ 'hot-config': hotConfig, ...rest }) => ({
 }));
 
 const v1Default = (name: string) => ({ ...DEFAULT_V1.find((module) => module.module_id === name)! });
+const v2Default = (name: string) => ({ ...DEFAULT_V2.find((module) => module.module_id === name)! });
+
+/** A module of the registry that CloudKitty has not, as v1 shows it by default: its own description and `hot-config`. */
+function ownDefaultV1(name: string) {
+  const module = defaultModules().find((candidate) => candidate.name === name)!;
+  return { module_id: name, description: module.description, enabled: false, 'hot-config': module.hotConfig, priority: 1 };
+}
+
+/** The default `modules` listing with some modules' state changed, by name (each one a listed module). */
+function changed<Module extends { module_id: string }>(listing: Module[], changes: Record<string, Partial<Module>>): Module[] {
+  for (const name of Object.keys(changes)) expect(listing.map((module) => module.module_id)).toContain(name);
+  return listing.map((module) => ({ ...module, ...changes[module.module_id] }));
+}
 
 let t: TestApp;
 
@@ -59,13 +75,15 @@ describe('v1 /v1/rating/modules', () => {
       expect(response.status, response.text).toBe(200);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
       expect(response.body).toEqual({ modules: DEFAULT_V1 });
+      // CloudKitty's three among them, as CloudKitty shows them.
+      expect(response.body.modules).toEqual(expect.arrayContaining(CLOUDKITTY_V1));
       // Exactly these keys, with `hot-config` spelled with a dash.
       for (const module of response.body.modules) expect(Object.keys(module).sort()).toEqual(['description', 'enabled', 'hot-config', 'module_id', 'priority']);
     }
   });
 
   it('gets one module, ignoring the redundant ?module_id= the client sends', async () => {
-    for (const name of ['hashmap', 'noop', 'pyscripts']) {
+    for (const name of defaultModuleNames()) {
       expect(await getV1(name)).toEqual(v1Default(name));
       const plain = await t.get(`${M}/${name}`);
       expect(plain.status).toBe(200);
@@ -204,18 +222,18 @@ describe('v2 /v2/rating/modules', () => {
     const enabled = await t.put(`${M2}/hashmap`, { enabled: true });
     expect(enabled.status, enabled.text).toBe(204);
     expect(enabled.text).toBe('');
-    expect((await t.get(`${M2}/hashmap`)).body).toEqual({ ...DEFAULT_V2[0], enabled: true });
+    expect((await t.get(`${M2}/hashmap`)).body).toEqual({ ...v2Default('hashmap'), enabled: true });
     const prioritised = await t.put(`${M2}/hashmap`, { priority: 7 });
     expect(prioritised.status, prioritised.text).toBe(204);
     // Priority alone keeps enabled.
-    expect((await t.get(`${M2}/hashmap`)).body).toEqual({ ...DEFAULT_V2[0], enabled: true, priority: 7 });
+    expect((await t.get(`${M2}/hashmap`)).body).toEqual({ ...v2Default('hashmap'), enabled: true, priority: 7 });
     expect(await getV1('hashmap')).toEqual({ ...v1Default('hashmap'), enabled: true, priority: 7 });
     // Enabled alone keeps the priority; an empty body changes nothing.
     expect((await t.put(`${M2}/hashmap`, { enabled: false })).status).toBe(204);
     expect((await t.put(`${M2}/hashmap`, {})).status).toBe(204);
-    expect((await t.get(`${M2}/hashmap`)).body).toEqual({ ...DEFAULT_V2[0], enabled: false, priority: 7 });
+    expect((await t.get(`${M2}/hashmap`)).body).toEqual({ ...v2Default('hashmap'), enabled: false, priority: 7 });
     // The list shows it too, and the other modules did not move.
-    expect((await t.get(M2)).body).toEqual({ modules: [{ ...DEFAULT_V2[0], priority: 7 }, DEFAULT_V2[1], DEFAULT_V2[2]] });
+    expect((await t.get(M2)).body).toEqual({ modules: changed(DEFAULT_V2, { hashmap: { priority: 7 } }) });
   });
 
   it('refuses a bad body with 400 {"message"} and keeps the state', async () => {
@@ -235,7 +253,7 @@ describe('v2 /v2/rating/modules', () => {
     }
     expect((await t.put(`${M2}/hashmap`, { priority: 0 })).body.message).toMatch(/priority/);
     expect((await t.put(`${M2}/hashmap`, { colour: 'red' })).body.message).toMatch(/colour/);
-    expect((await t.get(`${M2}/hashmap`)).body).toEqual(DEFAULT_V2[0]);
+    expect((await t.get(`${M2}/hashmap`)).body).toEqual(v2Default('hashmap'));
   });
 });
 
@@ -285,7 +303,7 @@ describe('persistence', () => {
     const other = await startTestApp({ databaseUrl: t.databaseUrl });
     try {
       expect((await other.get(`${M}/`)).body).toEqual({
-        modules: [{ ...v1Default('hashmap'), enabled: true, priority: 3 }, v1Default('noop'), { ...v1Default('pyscripts'), priority: 8 }],
+        modules: changed(DEFAULT_V1, { hashmap: { enabled: true, priority: 3 }, pyscripts: { priority: 8 } }),
       });
       // And CloudKitty's table holds it.
       const rows = await other.database.db.selectFrom('modules_state').select(['name', 'priority']).orderBy('name').execute();

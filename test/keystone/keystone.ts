@@ -5,11 +5,12 @@
  * starts one of the file's own.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -101,6 +102,10 @@ export async function runSetup(directory: string, settings: { tokenExpiration: n
   const environment = {
     ...process.env,
     KEYSTONE_DIR: directory,
+    // A port the system picked, unless the directory has its own already: setup.sh's own choice (the
+    // first free from 5000) is made ~15 s before uwsgi binds it, and Keystones starting at once
+    // picked the same.
+    ...(existsSync(join(directory, 'port')) ? {} : { KEYSTONE_PORT: String(await freePort()) }),
     KEYSTONE_TOKEN_EXPIRATION: String(settings.tokenExpiration),
     RATING_ENDPOINT_URL: settings.ratingEndpointUrl,
   };

@@ -4,24 +4,28 @@
  * (global-setup.ts, run-directory.ts) under a lock, so that two worker processes never start two;
  * the others find it running. It is stopped at the end of the run.
  *
- * What a file may do with it: log in, revoke tokens it got itself, point the catalog's `rating`
- * endpoint (RegionOne) at its own server, which {@link Keystone.release} puts back. A file that
- * changes what others see (users, roles, passwords of setup.sh's identities) must put it back in
- * its afterAll, or use identities of its own; a file that needs other settings (short-lived
- * tokens) starts a Keystone of its own ({@link startKeystone}). Files using the catalog expect to
- * be the only ones using it at the time: the Keystone files run one at a time.
+ * Files may use it at the same time. What a file may do with it: log in, revoke tokens it got
+ * itself, point the catalog's `rating` endpoint (RegionOne) at its own server: the files doing so
+ * take turns (a lock held until {@link Keystone.release}, which puts the endpoint back). A file
+ * must not change what others see (users, roles, passwords of setup.sh's identities): it makes
+ * identities of its own, and deletes them after; a file that needs other settings (short-lived
+ * tokens) or stops Keystone starts one of its own ({@link startKeystone}).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { keystoneHandle, passwordLogin, readKeystoneEnvironment, runSetup, startKeystone, type Keystone } from './keystone.js';
-import { processIdentity, processIsAlive, startWatchdog } from './run-directory.js';
+import { acquireLock } from './directory-lock.js';
+import { startWatchdog } from './run-directory.js';
 
 /** Seconds the shared Keystone's tokens live. */
 export const SHARED_TOKEN_LIFETIME_S = 3600;
 /** The catalog's `rating` endpoint until a file points it at its server (setup.sh's default). */
 const DEFAULT_RATING_ENDPOINT_URL = 'http://127.0.0.1:8889';
+/** How long starting Keystone may take (setup.sh's own limit, apt-get included) before a waiting worker takes the start lock over. */
+const START_LOCK_MS = 900_000;
+/** How long a file may keep the catalog before a waiting file takes it over (a file that never released it). */
+const CATALOG_LOCK_MS = 600_000;
 
 /** env.sh's values of the Keystone running in `directory`, when it runs and answers. */
 async function runningKeystone(directory: string): Promise<Record<string, string> | undefined> {
@@ -42,45 +46,23 @@ async function runningKeystone(directory: string): Promise<Record<string, string
   }
 }
 
-/** Whether the start lock is held by a live process (the identity in its owner file). */
-function lockIsLive(lock: string): boolean {
-  try {
-    return processIsAlive(readFileSync(join(lock, 'owner'), 'utf8'));
-  } catch {
-    try {
-      return Date.now() - statSync(lock).mtimeMs < 10_000; // just made: its owner file comes next
-    } catch {
-      return false;
-    }
-  }
-}
-
-/** Runs `action` holding the run's start lock (a directory: atomic), waiting while another live worker holds it. */
-async function withStartLock<T>(directory: string, action: () => Promise<T>): Promise<T> {
-  const lock = join(directory, 'start.lock');
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      // Another worker is starting Keystone, or one killed while starting left its lock.
-    }
-    if (lockIsLive(lock)) await sleep(250);
-    else rmSync(lock, { recursive: true, force: true });
-  }
-  try {
-    writeFileSync(join(lock, 'owner'), processIdentity());
-    return await action();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
 /** Starts the run's Keystone in `directory` (setup.sh, with the watchdog that stops it if the run is killed). */
 async function startSharedKeystone(directory: string): Promise<Record<string, string>> {
   const env = await runSetup(directory, { tokenExpiration: SHARED_TOKEN_LIFETIME_S, ratingEndpointUrl: DEFAULT_RATING_ENDPOINT_URL });
   startWatchdog(directory);
   return env;
+}
+
+/** env.sh's values of the run's Keystone in `directory`: the running one, or one this worker starts, holding the start lock. */
+async function ensureSharedKeystone(directory: string): Promise<Record<string, string>> {
+  const running = await runningKeystone(directory);
+  if (running) return running;
+  const releaseStart = await acquireLock(join(directory, 'start.lock'), START_LOCK_MS);
+  try {
+    return (await runningKeystone(directory)) ?? (await startSharedKeystone(directory));
+  } finally {
+    releaseStart();
+  }
 }
 
 /**
@@ -119,13 +101,22 @@ export async function sharedKeystone(options: { ratingEndpointUrl?: string } = {
     console.warn('test/keystone/global-setup.ts is not a globalSetup of this project: a Keystone of this file’s own is started');
     return startKeystone({ tokenExpiration: SHARED_TOKEN_LIFETIME_S, ratingEndpointUrl: options.ratingEndpointUrl ?? DEFAULT_RATING_ENDPOINT_URL });
   }
-  const env =
-    (await runningKeystone(directory)) ??
-    (await withStartLock(directory, async () => (await runningKeystone(directory)) ?? (await startSharedKeystone(directory))));
+  const env = await ensureSharedKeystone(directory);
   const { ratingEndpointUrl } = options;
   if (ratingEndpointUrl === undefined) return keystoneHandle(env, async () => undefined);
-  const previous = await pointRatingEndpoint(env, ratingEndpointUrl);
-  return keystoneHandle({ ...env, RATING_ENDPOINT_URL: ratingEndpointUrl }, async () => {
-    await pointRatingEndpoint(env, previous);
-  });
+  // The catalog has one `rating` endpoint: the files pointing it at their server take turns.
+  const releaseCatalog = await acquireLock(join(directory, 'catalog.lock'), CATALOG_LOCK_MS);
+  try {
+    const previous = await pointRatingEndpoint(env, ratingEndpointUrl);
+    return keystoneHandle({ ...env, RATING_ENDPOINT_URL: ratingEndpointUrl }, async () => {
+      try {
+        await pointRatingEndpoint(env, previous);
+      } finally {
+        releaseCatalog();
+      }
+    });
+  } catch (error) {
+    releaseCatalog();
+    throw error;
+  }
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseKind } from '../helpers/databases.js';
+import { databaseIs } from '../helpers/database-kind.js';
 import { callServer, freePort, startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { keystoneModeEnvironment, type Keystone } from '../keystone/keystone.js';
 import { sharedKeystone } from '../keystone/shared.js';
@@ -15,7 +15,7 @@ import { PRICE_LIST, SCHEMA } from './price-list.js';
 
 const DENIED = { faultcode: 'Client', faultstring: "Policy doesn't allow rating:module_config to be performed.", debuginfo: null };
 
-describe.skipIf(testDatabaseKind() !== 'sqlite')('the price list under Keystone policy', () => {
+describe.runIf(databaseIs('sqlite'))('the price list under Keystone policy', () => {
   let directory: string;
   let keystone: Keystone;
   let server: ServerProcess;

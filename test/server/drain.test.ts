@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testDatabaseKind } from '../helpers/databases.js';
+import { databaseIs } from '../helpers/database-kind.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
 
 const HASHMAP = '/v1/rating/module_config/hashmap';
@@ -139,7 +139,7 @@ async function startWithScript(directory: string, script: string, environment: R
   return { server, fieldId: field.body.field_id };
 }
 
-describe.runIf(testDatabaseKind() === 'sqlite')('the drain on SIGTERM', () => {
+describe.runIf(databaseIs('sqlite'))('the drain on SIGTERM', () => {
   let directory: string | undefined;
   let server: ServerProcess | undefined;
 
