@@ -47,6 +47,8 @@ const USAGE = `usage: node bench/run.js [options]
                           prints each one's req/s and CPU per request and the change against DIR
   --log-level LEVEL       Tariff's TARIFF_LOG_LEVEL (default warn; info logs every request and, with
                           the audit trail, every configuration change, to a file in the temporary directory)
+  --baseline-node PATH    with --baseline: the node binary that runs the baseline (default: this one), e.g.
+                          the Node 20 a build before the move to Node 26 was made for
   --rounds N              alternating rounds per scenario and connection count with --baseline (default 3)
   --scrape S              with --baseline: scrape /metrics of each server that serves it every S
                           seconds, as Prometheus would (default 15; 0 = never)
@@ -71,6 +73,7 @@ function parseOptions(argv) {
       'cloudkitty-pidfile': { type: 'string' },
       'no-tariff': { type: 'boolean', default: false },
       baseline: { type: 'string' },
+      'baseline-node': { type: 'string' },
       rounds: { type: 'string', default: '3' },
       'log-level': { type: 'string', default: 'warn' },
       scrape: { type: 'string', default: '15' },
@@ -100,6 +103,7 @@ function parseOptions(argv) {
     tariff: !values['no-tariff'],
     cloudkitty: values.cloudkitty,
     baseline: values.baseline ? path.resolve(values.baseline) : undefined,
+    baselineNode: values['baseline-node'] ? path.resolve(values['baseline-node']) : process.execPath,
     rounds: number('rounds', 1, 100),
     logLevel: values['log-level'],
     scrape: number('scrape', 0, 3600),
@@ -241,6 +245,11 @@ function commitOf(directory) {
   }
 }
 
+/** `node --version` of the binary at `node` (the baseline may run on another Node than this script). */
+function nodeVersionOf(node) {
+  return node === process.execPath ? process.version : execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+}
+
 function machine() {
   const commit = commitOf(REPO);
   return {
@@ -259,10 +268,10 @@ function machine() {
  * Starts the Tariff built in `repo` (`node bin/tariff.js serve` with the flags `npm start` gives)
  * on 127.0.0.1:`port` and `databaseUrl`, waits until it answers and seeds the bench data set.
  */
-async function startSeeded(repo, { databaseUrl, port, nodeArgs = ['--max-semi-space-size=64', '--expose-gc'], logFile, options }) {
+async function startSeeded(repo, { databaseUrl, port, node = process.execPath, nodeArgs = ['--max-semi-space-size=64', '--expose-gc'], logFile, options }) {
   const url = `http://127.0.0.1:${port}`;
   const env = { ...process.env, TARIFF_HOST: '127.0.0.1', TARIFF_PORT: String(port), TARIFF_DATABASE_URL: databaseUrl, TARIFF_LOG_LEVEL: options.logLevel };
-  const handle = startProcess(process.execPath, [...nodeArgs, path.join(repo, 'bin', 'tariff.js'), 'serve'], { cwd: repo, env, logFile });
+  const handle = startProcess(node, [...nodeArgs, path.join(repo, 'bin', 'tariff.js'), 'serve'], { cwd: repo, env, logFile });
   handles.push(handle);
   const client = new Client(url);
   const startup = await waitUntilReady(client, handle);
@@ -323,17 +332,18 @@ async function benchSideBySide(options, output) {
   let failed = false;
   try {
     const targets = [];
-    for (const [name, repo] of [
-      ['baseline', options.baseline],
-      ['current', REPO],
+    for (const [name, repo, node] of [
+      ['baseline', options.baseline, options.baselineNode],
+      ['current', REPO, process.execPath],
     ]) {
       const started = await startSeeded(repo, {
+        node,
         databaseUrl: `sqlite:${path.join(tmp, `${name}.db`)}`,
         port: await freePort(),
         logFile: path.join(tmp, `${name}.log`),
         options,
       });
-      targets.push({ name, repo, commit: commitOf(repo), url: started.url, client: started.client, pid: started.handle.child.pid, ids: started.seed.ids });
+      targets.push({ name, repo, node: nodeVersionOf(node), commit: commitOf(repo), url: started.url, client: started.client, pid: started.handle.child.pid, ids: started.seed.ids });
     }
     for (const target of targets) {
       const response = await fetch(`${target.url}/metrics`);
@@ -492,8 +502,8 @@ async function main() {
     const [baseline, current] = output.side_by_side.targets;
     table = sideBySideTable(output.side_by_side);
     console.log(
-      `${m.cpus} CPUs (${m.cpu_model}), node ${m.node}. Side by side: baseline ${baseline.commit ?? '?'} (${baseline.repo}) and current ` +
-        `${current.commit ?? '?'}, each on its own SQLite file, ${options.rounds} alternating rounds of ${options.duration} s per row (medians; ` +
+      `${m.cpus} CPUs (${m.cpu_model}), node ${m.node}. Side by side: baseline ${baseline.commit ?? '?'} (${baseline.repo}, node ${baseline.node}) and current ` +
+        `${current.commit ?? '?'} (node ${current.node}), each on its own SQLite file, ${options.rounds} alternating rounds of ${options.duration} s per row (medians; ` +
         `changes are medians of the per-round ratios). /metrics scraped every ${options.scrape} s on: ` +
         `${
           output.side_by_side.targets

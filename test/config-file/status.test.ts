@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckCode, exitCode, reportJson, reportTable, type CheckResult } from '../../src/status/report.js';
@@ -171,7 +171,7 @@ describe('tariff status upgrade check, given only a configuration file', () => {
     expect(other.code).toBe(2);
     expect(codes(other.stdout)).toMatchObject({ Database: 0, 'Time zone of stored datetimes': 2 });
     expect(other.stdout).toContain('records time zone UTC, but TARIFF_CLOUDKITTY_TIMEZONE is Asia/Tokyo');
-    const stranger = new Database(join(folder, 'stranger.db'));
+    const stranger = new DatabaseSync(join(folder, 'stranger.db'));
     stranger.exec('create table hashmap_services (id integer primary key, name text)');
     stranger.close();
     const unknown = await runTariffCommand(['status', 'upgrade', 'check', '--json', '--config-file', conf('stranger.db')]);

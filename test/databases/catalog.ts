@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { createConnection } from 'mysql2/promise';
-import Sqlite from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 
 /** One database's layout, every list sorted, so two catalogs compare with `toEqual`. */
 export interface Catalog {
@@ -113,7 +113,7 @@ async function mysqlCatalog(url: string): Promise<Catalog> {
 }
 
 function sqliteCatalog(file: string): Catalog {
-  const db = new Sqlite(file, { readonly: true });
+  const db = new DatabaseSync(file, { readOnly: true });
   try {
     const tables = (db.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).all() as { name: string }[])
       .map((row) => row.name)

@@ -7,7 +7,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { H, P, daysFromNow } from '../helpers/app.js';
 import { TEST_HEADERS } from '../helpers/headers.js';
@@ -36,10 +36,10 @@ async function everything(server: ServerProcess): Promise<Record<string, unknown
 
 /** Opens the file directly (no server running) and checks it is a sound SQLite database. */
 function inspectFile(path: string): { integrity: string; foreignKeyViolations: unknown[]; counts: Record<string, number> } {
-  const sqlite = new BetterSqlite3(path);
+  const sqlite = new DatabaseSync(path);
   try {
-    const integrity = String(sqlite.pragma('integrity_check', { simple: true }));
-    const foreignKeyViolations = sqlite.pragma('foreign_key_check') as unknown[];
+    const integrity = String(sqlite.prepare('PRAGMA integrity_check').get()?.integrity_check);
+    const foreignKeyViolations = sqlite.prepare('PRAGMA foreign_key_check').all();
     const counts: Record<string, number> = {};
     for (const table of ['hashmap_services', 'hashmap_fields', 'hashmap_groups', 'hashmap_mappings', 'hashmap_thresholds', 'pyscripts_scripts']) {
       counts[table] = (sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;

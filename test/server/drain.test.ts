@@ -15,7 +15,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseIs } from '../helpers/database-kind.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
@@ -213,7 +213,7 @@ describe.runIf(databaseIs('sqlite'))('the drain on SIGTERM', () => {
 
     const acknowledged = answered.filter((outcome) => outcome.method === 'POST' && outcome.status === 201).map((outcome) => outcome.body.mapping_id as string);
     expect(acknowledged.length).toBeGreaterThan(10);
-    const database = new Database(join(directory, 'tariff.db'), { readonly: true });
+    const database = new DatabaseSync(join(directory, 'tariff.db'), { readOnly: true });
     try {
       const stored = new Set(
         (

@@ -1,7 +1,7 @@
-/** SQLite's facts (better-sqlite3): the embedded database, one writer at a time. */
+/** SQLite's facts (`node:sqlite`): the embedded database, one writer at a time. */
 import type { CloudKittyLayout, DialectTraits } from './traits.js';
 
-/** Constraint violations better-sqlite3 reports by their extended result codes. */
+/** Constraint violations, by the names of their extended result codes (sqlite-result-codes.ts). */
 const CONSTRAINT_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
 /** Another process holds the lock past the 5 s busy timeout. */
 const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);

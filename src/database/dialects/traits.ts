@@ -12,7 +12,7 @@ export const DIALECT_NAMES = ['sqlite', 'postgres', 'mysql'] as const;
 /** One of {@link DIALECT_NAMES}. */
 export type DialectName = (typeof DIALECT_NAMES)[number];
 
-/** The parts of a driver error that identify it, as better-sqlite3, node-postgres and mysql2 report them. */
+/** The parts of a driver error that identify it, as node:sqlite (its result code's name, see sqlite-result-codes.ts), node-postgres and mysql2 report them. */
 export interface DriverError {
   code?: string;
   errno?: number;
