@@ -84,9 +84,9 @@ export class DocumentReading {
         if (message.error !== undefined) reject(new Error(`price-list reader: ${message.error}`));
         else resolve(message.pieces ?? 0);
       });
-      worker.once('error', (error) => {
+      worker.once('error', (error: unknown) => {
         settled = true;
-        reject(error);
+        reject(error instanceof Error ? error : new Error(`price-list reader: ${String(error)}`));
       });
       worker.once('exit', (code) => {
         if (!settled) reject(new Error(`price-list reader ended with code ${code} before answering`));
