@@ -13,7 +13,7 @@
  * the same tables and version rows, and dbsync accepts it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +123,13 @@ function checkOutEarlierTariff(): EarlierTariff {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-earlier-'));
   execFileSync('sh', ['-c', `git -C "${ROOT}" archive ${EARLIER_TARIFF} src | tar -x -C "${directory}"`]);
   symlinkSync(join(ROOT, 'node_modules'), join(directory, 'node_modules'));
+  // The earlier source's embedded driver, better-sqlite3, is no longer installed (node:sqlite
+  // replaced it): its SQLite module is imported, never used, on PostgreSQL and MariaDB, so a stub
+  // that refuses to open anything stands in for it.
+  const stub = join(directory, 'src/node_modules/better-sqlite3');
+  mkdirSync(stub, { recursive: true });
+  writeFileSync(join(stub, 'package.json'), JSON.stringify({ name: 'better-sqlite3', type: 'module', main: 'index.js' }));
+  writeFileSync(join(stub, 'index.js'), "export default class { constructor() { throw new Error('better-sqlite3 is not installed'); } }\n");
   return {
     async migrate(databaseUrl) {
       const connection = await import(join(directory, 'src/database/connection.ts'));
