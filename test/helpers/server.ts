@@ -42,6 +42,16 @@ const START_LIMIT_MS = 60_000;
 
 /** Spawns a server on `databaseUrl` and waits until `/healthcheck` answers (at most {@link START_LIMIT_MS}). */
 export async function startServerProcess(databaseUrl: string, environment: Record<string, string> = {}): Promise<ServerProcess> {
+  const server = await spawnServerProcess(databaseUrl, environment);
+  await waitUntilServing(server);
+  return server;
+}
+
+/**
+ * Spawns a server on `databaseUrl` and returns at once, before it serves: for a test that acts on
+ * what it prints while starting ({@link waitForOutput}), then waits with {@link waitUntilServing}.
+ */
+export async function spawnServerProcess(databaseUrl: string, environment: Record<string, string> = {}): Promise<ServerProcess> {
   const port = environment.TARIFF_PORT ? Number(environment.TARIFF_PORT) : await freePort();
   const child = spawn(process.execPath, [`${ROOT}/bin/tariff.js`, 'serve'], {
     cwd: ROOT,
@@ -61,18 +71,6 @@ export async function startServerProcess(databaseUrl: string, environment: Recor
   child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + START_LIMIT_MS;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
-    try {
-      const response = await fetch(`${url}/healthcheck`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   return {
     url,
     port,
@@ -87,6 +85,45 @@ export async function startServerProcess(databaseUrl: string, environment: Recor
       await exited;
     },
   };
+}
+
+/** Whether the process of `server` has ended, by itself or by a signal. */
+function hasExited(server: ServerProcess): boolean {
+  return server.child.exitCode !== null || server.child.signalCode !== null;
+}
+
+/**
+ * Waits until `server` answers `/healthcheck` (at most {@link START_LIMIT_MS}).
+ *
+ * @throws when the process exits first, or does not answer in time (the message carries its output).
+ */
+export async function waitUntilServing(server: ServerProcess): Promise<void> {
+  const deadline = Date.now() + START_LIMIT_MS;
+  for (;;) {
+    if (hasExited(server)) throw new Error(`server exited early: ${server.output()}`);
+    try {
+      const response = await fetch(`${server.url}/healthcheck`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start: ${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Waits until `server` has printed `text` (at most {@link START_LIMIT_MS}: a line of its start-up).
+ *
+ * @throws when the process exits first, or does not print it in time (the message carries its output).
+ */
+export async function waitForOutput(server: ServerProcess, text: string): Promise<void> {
+  const deadline = Date.now() + START_LIMIT_MS;
+  while (!server.output().includes(text)) {
+    if (hasExited(server)) throw new Error(`server exited before printing '${text}': ${server.output()}`);
+    if (Date.now() > deadline) throw new Error(`server did not print '${text}' within ${START_LIMIT_MS / 1000} s: ${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** An answer of a server process: the body parsed when it is JSON, else its text. */
