@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseHas, databaseServerKind, type PerServer } from '../helpers/database-kind.js';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { startPrivateDatabase, type PrivateDatabase, type StopMode } from '../helpers/private-database.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { callServer, spawnServerProcess, waitForOutput, waitUntilServing, type ServerProcess } from '../helpers/server.js';
 
 const HASHMAP = '/v1/rating/module_config/hashmap';
 const kind = testDatabaseKind();
@@ -21,6 +21,12 @@ const DATABASE_TIMEOUT_SECONDS = 2;
 /** How long an answer may take while the database is away: the timeout plus some slack. */
 const ANSWER_LIMIT_MS = (DATABASE_TIMEOUT_SECONDS + 1.5) * 1000;
 const CONCURRENT_CLIENTS = 4;
+/**
+ * How long the test waits for the load to do what it waits for (writes acknowledged before the
+ * stop, answers to requests sent during the outage): a fraction of a second normally, longer on a
+ * machine busy with other tests.
+ */
+const LOAD_LIMIT_MS = 30_000;
 
 /** One answer of the server, with when its request was sent and answered. */
 interface TimedAnswer {
@@ -67,6 +73,15 @@ const STORED_MAPPING_IDS: PerServer<(url: string, ids: string[]) => Promise<Set<
 /** The mapping ids among `ids` that are stored in `database`, read with the driver itself. */
 async function storedMappingIds(database: PrivateDatabase, ids: string[]): Promise<Set<string>> {
   return ids.length === 0 ? new Set() : STORED_MAPPING_IDS[database.kind](database.url, ids);
+}
+
+/** Waits until `condition` holds, checking every 50 ms; throws naming `what` after `limitMs`. */
+async function waitUntil(condition: () => boolean, limitMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${limitMs / 1000} s`);
+    await sleep(50);
+  }
 }
 
 /** Concurrent clients creating mappings in a loop until stopped, recording every answer. */
@@ -118,14 +133,16 @@ describe.runIf(databaseHas('server'))(`a private ${kind} server stops and starts
 
   it('start-up waits for the database, saying so, then serves', async () => {
     await database.stop();
-    const starting = startServerProcess(database.url, {
+    server = await spawnServerProcess(database.url, {
       TARIFF_DB_TIMEOUT: String(DATABASE_TIMEOUT_SECONDS),
-      TARIFF_DB_START_TIMEOUT: '30',
+      // Long enough for the database to start on a machine busy with other tests.
+      TARIFF_DB_START_TIMEOUT: '60',
       TARIFF_LOG_LEVEL: 'info',
     });
-    await sleep(1500);
+    // The database starts only once the server has said that it waits for it.
+    await waitForOutput(server, 'waiting for the database');
     await database.start();
-    server = await starting;
+    await waitUntilServing(server);
     expect(server.output()).toContain('waiting for the database');
 
     const service = await call(server, 'POST', `${HASHMAP}/services`, { name: 'compute' });
@@ -133,11 +150,12 @@ describe.runIf(databaseHas('server'))(`a private ${kind} server stops and starts
     const field = await call(server, 'POST', `${HASHMAP}/fields`, { name: 'flavor', service_id: service.body.service_id });
     expect(field.status).toBe(201);
     fieldId = field.body.field_id;
-  });
+  }, 120_000);
 
   it.each<StopMode>(['clean', 'crash'])(
     'under load, a %s stop answers 503 in time, then 2xx again, losing no acknowledged write',
     async (mode) => {
+      expect(fieldId, 'the field the start-up test created').toBeDefined();
       const live = server!;
       // A failed earlier case may have left the database stopped.
       if (!database.running()) await database.start();
@@ -146,10 +164,17 @@ describe.runIf(databaseHas('server'))(`a private ${kind} server stops and starts
       let restartedAt: number;
       let recoveredAfterMs: number | undefined;
       try {
-        await sleep(1000);
+        // The database stops under load, once writes are being acknowledged.
+        await waitUntil(() => load.acknowledged.length >= 2 * CONCURRENT_CLIENTS, LOAD_LIMIT_MS, 'writes acknowledged before the stop');
         await database.stop(mode);
         stoppedAt = Date.now();
+        // It stays down past the timeout, and until more requests sent since the stop are answered than there are clients.
         await sleep((DATABASE_TIMEOUT_SECONDS + 2) * 1000);
+        await waitUntil(
+          () => load.answers.filter((answer) => answer.sentAt >= stoppedAt).length > CONCURRENT_CLIENTS,
+          LOAD_LIMIT_MS,
+          'answers to requests sent during the outage',
+        );
         restartedAt = Date.now();
         await database.start();
 
@@ -194,6 +219,6 @@ describe.runIf(databaseHas('server'))(`a private ${kind} server stops and starts
         'acknowledged mappings missing from the database',
       ).toEqual([]);
     },
-    60_000,
+    120_000,
   );
 });
