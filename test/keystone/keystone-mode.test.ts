@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defaultModuleNames } from '../../src/rating/registry.js';
 import { runCloudkittyCli, stopCloudkittyCli } from '../helpers/cloudkitty-cli.js';
 import { callServer, freePort, startServerProcess, type Answer, type ServerProcess } from '../helpers/server.js';
 import { keystoneModeEnvironment, passwordClientArguments, startKeystone, type Keystone, type KeystoneUser } from './keystone.js';
@@ -194,7 +195,7 @@ describe('Keystone mode against a real Keystone', () => {
     const listed = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'hashmap', 'service', 'list', '-f', 'json')).stdout);
     expect(listed.map((service: any) => service.Name).sort()).toEqual(['compute', 'volume']);
     const modules = JSON.parse((await client('ADMIN', env.KEYSTONE_ADMIN_PROJECT, 'module', 'list', '-f', 'json')).stdout);
-    expect(modules.map((module: any) => module.Module).sort()).toEqual(['hashmap', 'noop', 'pyscripts']);
+    expect(modules.map((module: any) => module.Module).sort()).toEqual(defaultModuleNames());
     const refused = await client('MEMBER', env.KEYSTONE_DEMO_PROJECT, 'hashmap', 'service', 'create', 'network').then(
       () => 'accepted',
       (error: any) => String(error.stderr),
