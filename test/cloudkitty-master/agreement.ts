@@ -3,7 +3,7 @@
  * processor, for each tenant and rating time, and lists every point whose prices differ.
  */
 import { Decimal } from 'decimal.js';
-import { masterPrices } from './master.js';
+import { masterPricesForRuns } from './master.js';
 import { answerPositions, usageText, type GeneratedPoint } from './points.js';
 
 /** A point priced differently, with both prices and what it carried. */
@@ -43,7 +43,7 @@ async function tariffQuote(url: string, usage: string, run: RatingRun): Promise<
 
 /**
  * Prices `points` for every run with both and returns the points they disagree on, and how many
- * prices were compared.
+ * prices were compared. Master prices every run in one Python process, while Tariff quotes them.
  *
  * @throws Error when master raises while pricing (the frame must hold no value it refuses).
  */
@@ -56,13 +56,25 @@ export async function compareWithMaster(
 ): Promise<{ compared: number; disagreements: Disagreement[] }> {
   const usage = usageText(points);
   const positions = answerPositions(points);
+  const quoteEveryRun = async () => {
+    const quotes: Awaited<ReturnType<typeof tariffQuote>>[] = [];
+    for (const run of runs) quotes.push(await tariffQuote(tariffUrl, usage, run));
+    return quotes;
+  };
+  const [tariffQuotes, masterAnswers] = await Promise.all([
+    quoteEveryRun(),
+    masterPricesForRuns(
+      databaseUrl,
+      `{"usage": ${usage}}`,
+      runs.map((run) => ({ tenant: run.tenant, at: run.masterAt ?? run.at })),
+      environment,
+    ),
+  ]);
   const disagreements: Disagreement[] = [];
   let compared = 0;
-  for (const run of runs) {
-    const [tariff, master] = await Promise.all([
-      tariffQuote(tariffUrl, usage, run),
-      masterPrices(databaseUrl, `{"usage": ${usage}}`, { tenant: run.tenant, at: run.masterAt ?? run.at, environment }),
-    ]);
+  runs.forEach((run, runIndex) => {
+    const tariff = tariffQuotes[runIndex];
+    const master = masterAnswers[runIndex];
     if ('error' in master) throw new Error(`CloudKitty master raised for tenant ${run.tenant} at ${run.at}: ${master.error}`);
     positions.forEach(([service, index], pointIndex) => {
       const tariffPrice = tariff.usage[service][index].rating.price;
@@ -82,6 +94,6 @@ export async function compareWithMaster(
         });
       }
     });
-  }
+  });
   return { compared, disagreements };
 }

@@ -2,7 +2,8 @@
  * CloudKitty master (upstream commit 4595e098, vendored in `../shared/anchors/cloudkitty-master/`
  * and run with Debian's `python3` through its `run.sh`) for the tests that share one database with
  * CloudKitty's own processor (issue 16): its migrations (`cloudkitty-dbsync`), its HashMap
- * processor pricing a dataframe (`price.py`), and its hashmap database API.
+ * processor pricing a dataframe (`price.py`, run once per rating run by `price_batch.py`, one
+ * Python process for all the runs of a comparison), and its hashmap database API.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,11 +83,57 @@ export interface MasterPoint {
 /** Master's prices: by service, points in the frame's order; or the error master raised. */
 export type MasterPrices = { usage: Record<string, MasterPoint[]> } | { error: string };
 
+/** One rating run of master's processor: whose rules (null: global rules only) and when (ISO text). */
+export interface MasterRating {
+  tenant: string | null;
+  at: string;
+}
+
+/** The batch program: one Python process runs `price.py`'s `main()` once per rating run. */
+const PRICE_BATCH = fileURLToPath(new URL('./price_batch.py', import.meta.url));
+
+/** What `price.py` printed and how it exited, for one run of a batch. */
+interface PriceRunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
 /**
  * Prices a v2 dataframe (`{"usage": ...}` as JSON text, so that numbers keep their source form)
- * with master's HashMap processor, its rules read from the database for `tenant` (null: global
- * rules only) at `at` (ISO text; an offset is kept, as CloudKitty's orchestrator passes the
- * period start in its host's zone).
+ * with master's HashMap processor for every rating run, in one Python process
+ * (`price_batch.py`): each run builds the processor for its tenant and reloads its rules from the
+ * database at its `at` (an offset is kept, as CloudKitty's orchestrator passes the period start
+ * in its host's zone), as a `run.sh processor-hashmap` process of its own would.
+ *
+ * @param environment - the process's, for every run: e.g. `{TZ: 'Asia/Tokyo', PGTZ: 'Asia/Tokyo'}`.
+ * @returns one answer per run, in order.
+ * @throws Error when the processor fails other than by master raising while pricing.
+ */
+export async function masterPricesForRuns(
+  databaseUrl: string,
+  frame: string,
+  ratings: readonly MasterRating[],
+  environment: Record<string, string> = {},
+): Promise<MasterPrices[]> {
+  const runs = ratings.map((rating) => ['--db', databaseUrl, '--at', rating.at, ...(rating.tenant === null ? [] : ['--tenant', rating.tenant])]);
+  const batch = await runMaster(['python', PRICE_BATCH, join(MASTER, 'price.py')], {
+    stdin: JSON.stringify({ frame, runs }),
+    environment,
+    timeoutMs: 120_000 + 10_000 * runs.length,
+  });
+  if (batch.code !== 0) throw new Error(`CloudKitty master's batch processor failed (${batch.code}): ${batch.stderr.slice(-3000)}`);
+  const { results } = JSON.parse(batch.stdout.trim().split('\n').at(-1) ?? '') as { results: PriceRunResult[] };
+  if (results.length !== runs.length) throw new Error(`CloudKitty master's batch processor answered ${results.length} runs of ${runs.length}`);
+  return results.map((result) => {
+    if (result.code !== 0 && result.code !== 3) throw new Error(`CloudKitty master's processor failed (${result.code}): ${result.stderr.slice(-3000)}`);
+    return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '') as MasterPrices;
+  });
+}
+
+/**
+ * Prices a v2 dataframe with master's HashMap processor for one rating run: its rules read from
+ * the database for `tenant` at `at` ({@link masterPricesForRuns} with one run).
  *
  * @param environment - e.g. `{TZ: 'Asia/Tokyo', PGTZ: 'Asia/Tokyo'}`.
  * @throws Error when the processor fails other than by master raising while pricing.
@@ -94,13 +141,10 @@ export type MasterPrices = { usage: Record<string, MasterPoint[]> } | { error: s
 export async function masterPrices(
   databaseUrl: string,
   frame: string,
-  options: { tenant: string | null; at: string; environment?: Record<string, string> },
+  options: MasterRating & { environment?: Record<string, string> },
 ): Promise<MasterPrices> {
-  const args = ['processor-hashmap', '--db', databaseUrl, '--at', options.at];
-  if (options.tenant !== null) args.push('--tenant', options.tenant);
-  const run = await runMaster(args, { stdin: frame, environment: options.environment });
-  if (run.code !== 0 && run.code !== 3) throw new Error(`CloudKitty master's processor failed (${run.code}): ${run.stderr.slice(-3000)}`);
-  return JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as MasterPrices;
+  const [prices] = await masterPricesForRuns(databaseUrl, frame, [options], options.environment);
+  return prices;
 }
 
 /** Runs a Python program with master first on `sys.path`, e.g. to write rules with its hashmap database API. */
