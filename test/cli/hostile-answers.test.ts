@@ -79,7 +79,8 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-describe('what the server sends, printed by the CLI', () => {
+// Each case runs the CLI as a process of its own, several per property: minutes on a loaded machine, not the 30 s default.
+describe('what the server sends, printed by the CLI', { timeout: 180_000 }, () => {
   it('escapes control characters in generated service names of a diff', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(hostileName, { minLength: 1, maxLength: 5 }), async (names) => {
