@@ -3,34 +3,18 @@
  * through one changes the other's quotes within about 1.5 s, in both directions. (The quotes
  * themselves: test/http/quote.test.ts.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { H } from '../helpers/app.js';
-import { createScratchDatabase, testDatabaseKind, type ScratchDatabase } from '../helpers/databases.js';
-import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { testDatabaseKind } from '../helpers/databases.js';
+import { useScratchServers } from '../helpers/scratch-servers.js';
+import { callServer, type ServerProcess } from '../helpers/server.js';
 
 const Q2 = '/v2/rating/quote';
 
 const point = (qty: string, groupby: Record<string, unknown> = {}) => ({ vol: { unit: 'instance', qty }, rating: { price: '0' }, groupby, metadata: {} });
 
 describe(`two server processes on one ${testDatabaseKind()} database`, () => {
-  let directory: string;
-  let scratch: ScratchDatabase;
-  let a: ServerProcess;
-  let b: ServerProcess;
-
-  beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'tariff-quote-'));
-    scratch = await createScratchDatabase(directory);
-    [a, b] = await Promise.all([startServerProcess(scratch.url), startServerProcess(scratch.url)]);
-  }, 90_000);
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await scratch?.drop();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  const made = useScratchServers('quote', 2);
 
   async function created(server: ServerProcess, path: string, body: unknown): Promise<any> {
     const answer = await callServer(server, 'POST', path, body);
@@ -56,6 +40,7 @@ describe(`two server processes on one ${testDatabaseKind()} database`, () => {
   }
 
   it("a mapping created through A changes B's quote within ~1.5 s", async () => {
+    const [a, b] = made.servers;
     const usage = { usage: { compute: [point('2', { flavor: 'm1.nano' })] } };
     // Both processes have loaded (and cached) the empty rule set.
     expect(await totalOn(a, usage)).toBe('0');
