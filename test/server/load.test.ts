@@ -141,17 +141,9 @@ describe('hostile callers at once', () => {
     const quoteHead = (length: number, connection = 'close') =>
       `POST /v2/rating/quote HTTP/1.1\r\nHost: tariff\r\nConnection: ${connection}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
-    const stalled = Array.from({ length: STALLED_UPLOADS }, (_, index) =>
-      rawClient(quoteHead(2 * bigQuote.length, index % 2 === 0 ? 'keep-alive' : 'close'), bigQuote, { sendBytes: bigQuote.length }),
-    );
-    const stoppedReaders = Array.from({ length: STOPPED_READERS }, () =>
-      rawClient(quoteHead(explained.length), explained, { readBytes: 1024, pauseMs: (STALL_SECONDS + 5) * 1000 }),
-    );
-    const headerOnly = Array.from({ length: HEADER_ONLY_PRICE_LISTS }, () =>
-      rawClient('POST /v2/rating/price_list HTTP/1.1\r\nHost: tariff\r\nContent-Type: application/yaml\r\nContent-Length: 70000000\r\n\r\n', Buffer.alloc(0), {
-        sendBytes: 0,
-      }),
-    );
+    // The quotes first: they come from the same address as the attackers (one tenant), so whichever
+    // reaches the quote budget first is admitted; a quarter of a second lets some quotes in before it
+    // is taken (which ones is up to the event loop on both sides).
     const quotes = Array.from({ length: QUOTES }, async () => {
       const response = await fetch(`${server.url}/v2/rating/quote`, {
         method: 'POST',
@@ -166,7 +158,19 @@ describe('hostile callers at once', () => {
         total: response.ok ? (JSON.parse(text) as { total: string }).total : undefined,
       };
     });
+    await new Promise((resolve) => setTimeout(resolve, 250));
 
+    const stalled = Array.from({ length: STALLED_UPLOADS }, (_, index) =>
+      rawClient(quoteHead(2 * bigQuote.length, index % 2 === 0 ? 'keep-alive' : 'close'), bigQuote, { sendBytes: bigQuote.length }),
+    );
+    const stoppedReaders = Array.from({ length: STOPPED_READERS }, () =>
+      rawClient(quoteHead(explained.length), explained, { readBytes: 1024, pauseMs: (STALL_SECONDS + 5) * 1000 }),
+    );
+    const headerOnly = Array.from({ length: HEADER_ONLY_PRICE_LISTS }, () =>
+      rawClient('POST /v2/rating/price_list HTTP/1.1\r\nHost: tariff\r\nContent-Type: application/yaml\r\nContent-Length: 70000000\r\n\r\n', Buffer.alloc(0), {
+        sendBytes: 0,
+      }),
+    );
     const [stalledOutcomes, readerOutcomes, headerOutcomes, quoteOutcomes] = await Promise.all([
       Promise.all(stalled),
       Promise.all(stoppedReaders),
