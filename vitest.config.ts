@@ -109,9 +109,6 @@ for (const database of ['postgres', 'mysql']) {
         include: ON_EVERY_DATABASE,
         exclude: ['test/http/persistence.test.ts'],
         globalSetup: PROCESS_SETUP,
-        // MariaDB 10.11 was seen to crash (signal 11 in an information_schema query's temporary
-        // table) with three files' DDL and catalog reads at once: two at a time there.
-        ...(database === 'mysql' ? { maxWorkers: 2 } : {}),
       }),
     );
 }

@@ -343,7 +343,16 @@ async function benchSideBySide(options, output) {
         logFile: path.join(tmp, `${name}.log`),
         options,
       });
-      targets.push({ name, repo, node: nodeVersionOf(node), commit: commitOf(repo), url: started.url, client: started.client, pid: started.handle.child.pid, ids: started.seed.ids });
+      targets.push({
+        name,
+        repo,
+        node: nodeVersionOf(node),
+        commit: commitOf(repo),
+        url: started.url,
+        client: started.client,
+        pid: started.handle.child.pid,
+        ids: started.seed.ids,
+      });
     }
     for (const target of targets) {
       const response = await fetch(`${target.url}/metrics`);

@@ -40,7 +40,11 @@ function kyselyStatement(statement: StatementSync): SqliteStatement {
     reader: names.length > 0,
     all: (parameters) => withResultCodeName(() => statement.all(...(parameters as never[]))).map(toRow),
     run: (parameters) => withResultCodeName(() => statement.run(...(parameters as never[]))),
-    iterate: (parameters) => rowsOf(withResultCodeName(() => statement.iterate(...(parameters as never[]))), toRow),
+    iterate: (parameters) =>
+      rowsOf(
+        withResultCodeName(() => statement.iterate(...(parameters as never[]))),
+        toRow,
+      ),
   };
 }
 
