@@ -124,12 +124,11 @@ function checkOutEarlierTariff(): EarlierTariff {
   execFileSync('sh', ['-c', `git -C "${ROOT}" archive ${EARLIER_TARIFF} src | tar -x -C "${directory}"`]);
   symlinkSync(join(ROOT, 'node_modules'), join(directory, 'node_modules'));
   // The earlier source's embedded driver, better-sqlite3, is no longer installed (node:sqlite
-  // replaced it): its SQLite module is imported, never used, on PostgreSQL and MariaDB, so a stub
-  // that refuses to open anything stands in for it.
+  // replaced it): a shim over node:sqlite with the part of its API that source used stands in.
   const stub = join(directory, 'src/node_modules/better-sqlite3');
   mkdirSync(stub, { recursive: true });
   writeFileSync(join(stub, 'package.json'), JSON.stringify({ name: 'better-sqlite3', type: 'module', main: 'index.js' }));
-  writeFileSync(join(stub, 'index.js'), "export default class { constructor() { throw new Error('better-sqlite3 is not installed'); } }\n");
+  writeFileSync(join(stub, 'index.js'), `export { default } from ${JSON.stringify(join(ROOT, 'test/databases/better-sqlite3-shim.js'))};\n`);
   return {
     async migrate(databaseUrl) {
       const connection = await import(join(directory, 'src/database/connection.ts'));
