@@ -10,9 +10,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { acquireLock } from './directory-lock.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const lock = join(root, '.build-lock');
@@ -24,12 +25,8 @@ const INPUT_DIRECTORIES = ['src', 'console'];
 const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.test.json', 'scripts/copy-python.js'];
 /** Outputs that must exist besides the stamp (an interrupted copy of dist/ is stale). */
 const OUTPUTS = ['dist/cli.js', 'dist/console/index.html'];
-/** A lock older than this is taken to be left by a killed run, whatever its owner. */
+/** A build holding the lock longer than this is taken to be left by a killed run (directory-lock.ts). */
 const STALE_LOCK_MS = 600_000;
-
-function sleep(milliseconds: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, milliseconds);
-}
 
 /** Every file under `directory`, recursively, as paths relative to the repository. */
 function filesUnder(directory: string): string[] {
@@ -65,47 +62,6 @@ export function distIsFresh(fingerprint: string = buildFingerprint()): boolean {
   }
 }
 
-/** Whether the build lock is held by a live process (its owner file names it) and is not older than {@link STALE_LOCK_MS}. */
-function lockIsLive(): boolean {
-  let age: number;
-  try {
-    age = Date.now() - statSync(lock).mtimeMs;
-  } catch {
-    return false;
-  }
-  if (age > STALE_LOCK_MS) return false;
-  let owner: number;
-  try {
-    owner = Number(readFileSync(join(lock, 'owner'), 'utf8'));
-  } catch {
-    return age < 5_000; // just made, its owner file not written yet
-  }
-  try {
-    process.kill(owner, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Takes the build lock (a directory: atomic), waiting while another live process holds it; false when dist/ became fresh meanwhile. */
-function takeLock(fingerprint: string): boolean {
-  const deadline = Date.now() + STALE_LOCK_MS;
-  for (;;) {
-    if (distIsFresh(fingerprint)) return false;
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'owner'), String(process.pid));
-      return true;
-    } catch {
-      // Another process builds, or a killed run left its lock.
-    }
-    if (!lockIsLive()) rmSync(lock, { recursive: true, force: true });
-    else if (Date.now() > deadline) throw new Error('timed out waiting for another process to build dist/');
-    else sleep(200);
-  }
-}
-
 /**
  * Runs `npm run build` unless dist/ is fresh (see {@link distIsFresh}), under the lock, then
  * records the fingerprint the build started from: inputs edited during the build make the next
@@ -113,10 +69,13 @@ function takeLock(fingerprint: string): boolean {
  *
  * @returns whether it built.
  */
-export function buildIfStale(): boolean {
+export async function buildIfStale(): Promise<boolean> {
   const fingerprint = buildFingerprint();
-  if (distIsFresh(fingerprint) || !takeLock(fingerprint)) return false;
+  if (distIsFresh(fingerprint)) return false;
+  const release = await acquireLock(lock, STALE_LOCK_MS);
   try {
+    // Another process may have built it while this one waited for the lock.
+    if (distIsFresh(fingerprint)) return false;
     // A failed build must not leave an earlier stamp that still matches.
     rmSync(STAMP, { force: true });
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
@@ -124,12 +83,12 @@ export function buildIfStale(): boolean {
     renameSync(`${STAMP}.tmp`, STAMP);
     return true;
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    release();
   }
 }
 
 /** The global setup: {@link buildIfStale}, or nothing when `TARIFF_TEST_SKIP_BUILD=1`. */
-export default function setup(): void {
+export default async function setup(): Promise<void> {
   if (process.env.TARIFF_TEST_SKIP_BUILD === '1') return;
-  buildIfStale();
+  await buildIfStale();
 }

@@ -11,36 +11,11 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { identityPid, processIdentity, processIsAlive, processStartTime } from '../helpers/process-identity.js';
 import { stopKeystone } from './keystone.js';
 
 const PREFIX = 'tariff-keystone-run-';
 const STOP_SCRIPT = fileURLToPath(new URL('stop.sh', import.meta.url));
-
-/** The start time of process `pid` (clock ticks after boot: /proc/<pid>/stat's 22nd field), or undefined when there is no such process. */
-function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/** `<pid> <start time>`: names a process so that another one given the same pid later is not taken for it. */
-export function processIdentity(pid: number = process.pid): string {
-  return `${pid} ${processStartTime(pid)}`;
-}
-
-/** Whether the process an identity ({@link processIdentity}) names still runs. */
-export function processIsAlive(identity: string): boolean {
-  const [pid, startTime] = identity.trim().split(' ');
-  return Number(pid) > 0 && processStartTime(Number(pid)) === startTime;
-}
-
-/** The pid an identity names. */
-export function identityPid(identity: string): number {
-  return Number(identity.trim().split(' ')[0]);
-}
 
 /** Makes (or finds) the run directory of this process, the vitest main process, which it names as owner. */
 export function makeRunDirectory(): string {

@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { keystoneHandle, passwordLogin, readKeystoneEnvironment, runSetup, startKeystone, type Keystone } from './keystone.js';
-import { acquireLock } from './directory-lock.js';
+import { acquireLock } from '../helpers/directory-lock.js';
 import { startWatchdog } from './run-directory.js';
 
 /** Seconds the shared Keystone's tokens live. */

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { processIdentity, processIsAlive } from './run-directory.js';
+import { processIdentity, processIsAlive } from './process-identity.js';
 
 /** Whether the lock is held by a live process (its owner file) for less than `maxHoldMs`. */
 function lockIsLive(lock: string, maxHoldMs: number): boolean {
