@@ -3,19 +3,19 @@ import { useEffect } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { SessionContext, useConsoleSession, useSession, type Session } from './session.js';
 import { Fault } from './components/fault.js';
-import { Login } from './pages/login.js';
-import { Calculator } from './pages/calculator.js';
-import { Groups } from './pages/groups.js';
-import { History } from './pages/history.js';
-import { Overview } from './pages/overview.js';
-import { PriceList } from './pages/price-list.js';
-import { Scripts } from './pages/scripts.js';
-import { Services } from './pages/services.js';
+import { Login } from './pages/login/login.js';
+import { Calculator } from './pages/calculator/calculator.js';
+import { Groups } from './pages/groups/groups.js';
+import { History } from './pages/history/history.js';
+import { Overview } from './pages/overview/overview.js';
+import { PriceList } from './pages/price-list/price-list.js';
+import { Scripts } from './pages/scripts/scripts.js';
+import { Services } from './pages/services/services.js';
 
 /**
  * The pages in the navigation, each with the policy rules its API calls need (hidden unless all
  * allow). The calculator needs only `rating:quote`: without `rating:module_config` it asks for the
- * names it would read from the configuration (pages/calculator-quote-only.tsx).
+ * names it would read from the configuration (pages/calculator/quote-only.tsx).
  */
 const PAGES = [
   { path: '/console/', label: 'Overview', rules: ['v2_rating:list_modules'] },

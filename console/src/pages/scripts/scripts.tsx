@@ -1,0 +1,146 @@
+/**
+ * Scripts: the pyscripts module's scripts (docs/api.md §5, §6), each with its state (scheduled,
+ * running, ended), dates, description and checksum, a link to its history; one opened shows its
+ * source in the Python editor (loaded lazily) and what its state allows; a new script can be created.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { messageOf } from '../../api.js';
+import { Fault } from '../../components/fault.js';
+import { StateBadge } from '../../components/state-badge.js';
+import { formatDateTime, validityState } from '../../validity.js';
+import { listScripts, type Script } from './api.js';
+import { ScriptCreateForm } from './create.js';
+import { ScriptDetail } from './detail.js';
+import './scripts.css';
+
+/** How many hex digits of a checksum the list shows. */
+const CHECKSUM_SHOWN = 12;
+
+/** What the page shows below the list: nothing, the new script form, or the script with this id. */
+type Opened = { kind: 'none' } | { kind: 'new' } | { kind: 'script'; scriptId: string };
+
+/** The scripts page. */
+export function Scripts() {
+  const [scripts, setScripts] = useState<Script[] | undefined>();
+  const [fault, setFault] = useState<string | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  const [opened, setOpened] = useState<Opened>({ kind: 'none' });
+
+  const reload = () =>
+    listScripts().then(
+      (loaded) => {
+        setScripts(loaded);
+        setFault(undefined);
+      },
+      (error: unknown) => setFault(messageOf(error)),
+    );
+
+  useEffect(() => void reload(), []);
+
+  const openedScript = opened.kind === 'script' ? scripts?.find((script) => script.script_id === opened.scriptId) : undefined;
+  return (
+    <section class="scripts">
+      <h1>Scripts</h1>
+      <p class="hint">
+        The pyscripts module’s Python scripts. Each one runs from its start (inclusive) to its end (exclusive); scripts with the same name are versions of one
+        script.
+      </p>
+      <Fault message={fault} />
+      {notice !== undefined && (
+        <p role="status" class="script-notice">
+          {notice}
+        </p>
+      )}
+      <p>
+        <button
+          type="button"
+          onClick={() => {
+            setNotice(undefined);
+            setOpened({ kind: 'new' });
+          }}
+        >
+          New script
+        </button>
+      </p>
+      {scripts === undefined ? (
+        fault === undefined && <p aria-busy="true">Loading…</p>
+      ) : scripts.length === 0 ? (
+        <p>No script yet.</p>
+      ) : (
+        <ScriptTable
+          scripts={scripts}
+          onOpen={(script) => {
+            setNotice(undefined);
+            setOpened({ kind: 'script', scriptId: script.script_id });
+          }}
+        />
+      )}
+      {opened.kind === 'new' && (
+        <ScriptCreateForm
+          onCancel={() => setOpened({ kind: 'none' })}
+          onCreated={(name) => {
+            setOpened({ kind: 'none' });
+            setNotice(`Script ${name} created.`);
+            void reload();
+          }}
+        />
+      )}
+      {openedScript !== undefined && (
+        <ScriptDetail
+          script={openedScript}
+          onChanged={() => void reload()}
+          onClose={() => setOpened({ kind: 'none' })}
+          onDeleted={() => {
+            setOpened({ kind: 'none' });
+            setNotice(`Script ${openedScript.name} deleted.`);
+            void reload();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function ScriptTable({ scripts, onOpen }: { scripts: Script[]; onOpen: (script: Script) => void }) {
+  const now = Date.now();
+  return (
+    <table class="scripts-table">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">State</th>
+          <th scope="col">Start</th>
+          <th scope="col">End</th>
+          <th scope="col">Description</th>
+          <th scope="col">Checksum</th>
+          <th scope="col">History</th>
+        </tr>
+      </thead>
+      <tbody>
+        {scripts.map((script) => (
+          <tr key={script.script_id} data-script={script.name}>
+            <th scope="row">
+              <button type="button" class="link" onClick={() => onOpen(script)} aria-label={`Open ${script.name} from ${formatDateTime(script.start)}`}>
+                {script.name}
+              </button>
+            </th>
+            <td>
+              <StateBadge state={validityState(script.start, script.end, now)} />
+            </td>
+            <td>{formatDateTime(script.start)}</td>
+            <td>{formatDateTime(script.end)}</td>
+            <td>{script.description ?? '—'}</td>
+            <td>
+              <code title={script.checksum}>{script.checksum.slice(0, CHECKSUM_SHOWN)}</code>
+            </td>
+            <td>
+              <a href={`/console/history/scripts/${encodeURIComponent(script.name)}`} aria-label={`History of ${script.name}`}>
+                History
+              </a>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
