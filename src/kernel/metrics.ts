@@ -58,6 +58,8 @@ export interface PoolStatistics {
 export interface RulesStatistics {
   /** Times a rating snapshot was loaded from the database, since the process started. */
   reloads: number;
+  /** Times reading a snapshot or the configuration's revision failed (a database error), since the process started. */
+  reloadFailures: number;
   /** Seconds since the snapshot in use was loaded; 0 before the first one. */
   ageSeconds: number;
   /** The configuration revision of that snapshot (`tariff_config_version`); 0 before the first one. */
@@ -78,6 +80,10 @@ export interface SandboxStatistics {
   crashes: number;
   /** Workers killed (by a limit or a crash) and replaced. */
   restarts: number;
+  /** Runs and compile checks the queue refused at once (503: its length or the tenant's runs reached). */
+  refused: number;
+  /** Runs and compile checks dropped from the queue after waiting too long (503). */
+  expired: number;
 }
 
 /** Buckets of the HTTP request durations, in seconds: from 0.5 ms (a cached read) to 10 s. */
@@ -186,6 +192,11 @@ export class TariffMetrics {
     this.gauge('tariff_database_pool_connections_idle', 'Database connections open and free.', () => this.poolSource?.().idle);
     this.gauge('tariff_database_pool_waiting', 'Queries and transactions waiting for a database connection.', () => this.poolSource?.().waiting);
     this.total('tariff_rules_reloads_total', 'Rating snapshots (module states and rules) loaded from the database.', () => this.rulesSource?.().reloads);
+    this.total(
+      'tariff_rules_reload_failures_total',
+      "Reads of the rating snapshot or of the configuration's revision that failed (a database error): the rules were not reloaded, the quote failed.",
+      () => this.rulesSource?.().reloadFailures,
+    );
     this.gauge(
       'tariff_rules_age_seconds',
       'Seconds since the rating snapshot in use was loaded (0 before the first quote).',
@@ -201,6 +212,15 @@ export class TariffMetrics {
     this.total('tariff_sandbox_timeouts_total', 'Script runs and compile checks stopped at the time limit.', () => this.sandboxSource?.().timeouts);
     this.total('tariff_sandbox_crashes_total', 'Sandbox workers killed past the memory limit or crashed.', () => this.sandboxSource?.().crashes);
     this.total('tariff_sandbox_restarts_total', 'Sandbox workers killed (a limit or a crash) and replaced.', () => this.sandboxSource?.().restarts);
+    this.totals(
+      'tariff_sandbox_queue_rejections_total',
+      "Script runs and compile checks the sandbox's queue answered 503, by reason: refused (at once: the queue's length or the tenant's runs reached), expired (after waiting TARIFF_SANDBOX_QUEUE_WAIT_MS).",
+      'reason',
+      () => {
+        const sandbox = this.sandboxSource?.();
+        return { refused: sandbox?.refused ?? 0, expired: sandbox?.expired ?? 0 };
+      },
+    );
   }
 
   /** The media type of {@link text}: Prometheus text format 0.0.4. */
@@ -290,6 +310,20 @@ export class TariffMetrics {
       registers: [this.registry],
       collect() {
         this.set(read() ?? 0);
+      },
+    });
+  }
+
+  /** A counter with one label whose totals (by label value, a fixed set) are kept by their owner and read from `read` at each scrape. */
+  private totals(name: string, help: string, labelName: string, read: () => Record<string, number>): void {
+    new Counter({
+      name,
+      help,
+      labelNames: [labelName],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [value, count] of Object.entries(read())) this.labels(value).inc(count);
       },
     });
   }

@@ -18,6 +18,7 @@ import { TariffMetrics } from '../../src/kernel/metrics.js';
 import { listenForMetrics, type MetricsListener } from '../../src/http/metrics-listener.js';
 import { connectionTimeouts } from '../../src/http/http-server.js';
 import { databaseErrorKind } from '../../src/database/errors.js';
+import { RatingSnapshotCache } from '../../src/rating/quote/snapshot.js';
 import { H, startTestApp, type TestApp } from '../helpers/app.js';
 import { testIdentity } from '../helpers/keystone-identity.js';
 
@@ -139,6 +140,35 @@ describe('the database layer', () => {
     expect(databaseErrorKind(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe('lost_connection');
     expect(databaseErrorKind(Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }))).toBe('lost_connection');
     expect(databaseErrorKind(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeUndefined();
+  });
+});
+
+describe('the rules and the sandbox queue', () => {
+  it('count the rules reloads that failed, and the runs the sandbox queue refused or dropped by reason', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'tariff-metrics-rules-'));
+    const metrics = new TariffMetrics();
+    const database = openDatabase(`sqlite:${join(directory, 'tariff.db')}`, { metrics });
+    try {
+      const modules = ratingModules();
+      await migrateToLatest(database, modules.migrations());
+      const rules = new RatingSnapshotCache(database, modules, metrics);
+      await rules.current();
+      const loaded = await metrics.text();
+      expect(sample(loaded, 'tariff_rules_reloads_total')).toBe(1);
+      expect(sample(loaded, 'tariff_rules_reload_failures_total')).toBe(0);
+      // The database goes away under the cache: the next reload fails, and is counted once.
+      await database.close();
+      rules.invalidate();
+      await expect(rules.current()).rejects.toThrow();
+      expect(sample(await metrics.text(), 'tariff_rules_reload_failures_total')).toBe(1);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+    expect(sample(await new TariffMetrics().text(), 'tariff_sandbox_queue_rejections_total{reason="refused"}')).toBe(0);
+    metrics.watchSandbox(() => ({ busy: 1, idle: 0, queued: 2, timeouts: 0, crashes: 0, restarts: 0, refused: 3, expired: 1 }));
+    const text = await metrics.text();
+    expect(sample(text, 'tariff_sandbox_queue_rejections_total{reason="refused"}')).toBe(3);
+    expect(sample(text, 'tariff_sandbox_queue_rejections_total{reason="expired"}')).toBe(1);
   });
 });
 

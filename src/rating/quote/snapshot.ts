@@ -57,6 +57,8 @@ export class RatingSnapshotCache {
   private generation = 0;
   /** Snapshots read from the database since this cache was created. */
   private reloads = 0;
+  /** Reads of a snapshot or of the revision that failed (the quote waiting for it failed too). */
+  private reloadFailures = 0;
 
   private readonly states: ModuleStateRepository;
 
@@ -74,6 +76,7 @@ export class RatingSnapshotCache {
       const loaded = this.loaded;
       return {
         reloads: this.reloads,
+        reloadFailures: this.reloadFailures,
         ageSeconds: loaded ? (performance.now() - loaded.loadedAt) / 1000 : 0,
         revision: loaded ? Number(loaded.version) : 0,
       };
@@ -118,7 +121,12 @@ export class RatingSnapshotCache {
 
   /** The configuration's revision, read on its own (is the snapshot still current?). */
   private async version(): Promise<string> {
-    return String(await readRevision(this.database.db));
+    try {
+      return String(await readRevision(this.database.db));
+    } catch (error) {
+      this.reloadFailures += 1;
+      throw error;
+    }
   }
 
   /**
@@ -141,6 +149,9 @@ export class RatingSnapshotCache {
         ...registered.map((module) => module.loadRules(this.database, snapshot)),
       ]);
       return { version: revision, states: moduleStates, rules: moduleRules };
+    }).catch((error: unknown) => {
+      this.reloadFailures += 1;
+      throw error;
     });
     const rulesByName = new Map(registered.map((module, index) => [module.name, { module, rules: rules[index] }]));
     const order = ratingOrder(states).map((state) => rulesByName.get(state.name) as LoadedModule);

@@ -82,6 +82,8 @@ export class ScriptSandbox {
         timeouts: stats.timedOut,
         crashes: stats.crashed,
         restarts: stats.replaced,
+        refused: stats.refused,
+        expired: stats.expired,
       };
     });
     const pyodideDir = dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
