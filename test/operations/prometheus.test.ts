@@ -3,10 +3,12 @@
  * .ci/run) scrapes a real Tariff process every second, on `TARIFF_METRICS_PORT`, while it serves a
  * short load (configuration writes and reads, quotes through the hashmap and a PyScript); then
  * PromQL through Prometheus's HTTP API checks that the request, database, rules, quote, sandbox and
- * process series are there with plausible values. Skipped, with a warning, without Prometheus.
+ * process series are there with plausible values. Issue 26: every panel query of the Grafana
+ * dashboard Tariff ships (deploy/grafana/tariff-dashboard.json) returns data there, its template
+ * variables given their values. Skipped, with a warning, without Prometheus.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +23,33 @@ const P = '/v1/rating/module_config/pyscripts';
 /** Quotes of the load, and points per quote. */
 const QUOTES = 20;
 const POINTS = 3;
+
+const DASHBOARD = join(import.meta.dirname, '../../deploy/grafana/tariff-dashboard.json');
+/** The data source every panel and variable of the dashboard names: its variable, chosen on import. */
+const DATA_SOURCE = { type: 'prometheus', uid: '${DS_PROMETHEUS}' };
+
+/** What the test reads of a Grafana dashboard (schema version 39). */
+interface Dashboard {
+  schemaVersion: number;
+  templating: { list: { name: string; type: string; query: unknown; datasource?: unknown }[] };
+  panels: {
+    id: number;
+    type: string;
+    title: string;
+    datasource?: unknown;
+    gridPos: { x: number; w: number };
+    targets?: { expr: string; datasource?: unknown }[];
+  }[];
+}
+
+/**
+ * A panel query as Grafana sends it to Prometheus: the variables given values (every job and
+ * instance; `$__rate_interval` as at least four scrapes of 1 s, taken as 1m as Grafana would for a
+ * short range).
+ */
+function substituted(expr: string): string {
+  return expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', 'tariff').replaceAll('$instance', '.*');
+}
 
 /** One sample of an instant vector: its labels and value. */
 interface Sample {
@@ -209,4 +238,56 @@ describe.skipIf(!AVAILABLE)('Prometheus scraping Tariff', () => {
     expect(await value('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect(await value('process_cpu_seconds_total')).toBeGreaterThan(0);
   }, 240_000);
+
+  it('answers every query of the Grafana dashboard with data: a 5xx-free run with quotes and a 404', async () => {
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Dashboard;
+    expect(dashboard.schemaVersion).toBe(39);
+    const variables = dashboard.templating.list;
+    expect(variables.find((variable) => variable.name === 'DS_PROMETHEUS')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    for (const variable of variables.filter((candidate) => candidate.type === 'query')) expect(variable.datasource, variable.name).toEqual(DATA_SOURCE);
+    const panels = dashboard.panels.filter((panel) => panel.type !== 'row');
+    expect(new Set(dashboard.panels.map((panel) => panel.id)).size).toBe(dashboard.panels.length);
+    for (const panel of panels) {
+      expect(panel.datasource, panel.title).toEqual(DATA_SOURCE);
+      expect(panel.gridPos.x + panel.gridPos.w, panel.title).toBeLessThanOrEqual(24);
+      expect(panel.targets?.length, panel.title).toBeGreaterThan(0);
+      for (const target of panel.targets ?? []) expect(target.datasource, panel.title).toEqual(DATA_SOURCE);
+    }
+
+    // Traffic of its own within the queries' one-minute windows (it runs alone too, with -t):
+    // quotes through the hashmap and a script, and a 404; no 5xx.
+    const quotesBefore = await value('sum(tariff_http_requests_total{route="/v2/rating/quote"}) or vector(0)');
+    await send('PUT', '/v2/rating/modules/hashmap', { enabled: true }, 204);
+    await send('PUT', '/v2/rating/modules/pyscripts', { enabled: true }, 204);
+    await send('POST', `${P}/scripts`, { name: 'dashboard', data: 'pass\n' }, 201);
+    const usage = { compute: [{ vol: { unit: 'instance', qty: 1 }, metadata: { flavor: 'm1.small' } }] };
+    for (let quote = 0; quote < 5; quote += 1) await send('POST', '/v2/rating/quote', { usage }, 200);
+    await send('GET', '/no/such/path', undefined, 404);
+    await eventually(`sum(tariff_http_requests_total{route="/v2/rating/quote"}) >= ${quotesBefore + 5}`);
+    // Two scrapes more: every rate() has two samples after the traffic.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await query('tariff_http_requests_total{status=~"5.."}')).toEqual([]);
+
+    // The variables' own queries: the job and the instance of the Tariff scraped.
+    const labelValues = async (label: string) => {
+      const response = await fetch(`${prometheusUrl}/api/v1/label/${label}/values?match[]=tariff_build_info`);
+      return ((await response.json()) as { data: string[] }).data;
+    };
+    expect(await labelValues('job')).toEqual(['tariff']);
+    expect(await labelValues('instance')).toEqual([`127.0.0.1:${metricsPort}`]);
+
+    const empty: string[] = [];
+    let queries = 0;
+    for (const panel of panels) {
+      for (const target of panel.targets ?? []) {
+        const promql = substituted(target.expr);
+        expect(promql, `${panel.title}: a variable the test does not know`).not.toContain('$');
+        const samples = await query(promql);
+        queries += 1;
+        if (!samples.some((sample) => Number.isFinite(sample.value))) empty.push(`${panel.title}: ${promql} → ${JSON.stringify(samples)}`);
+      }
+    }
+    expect(empty, 'panel queries without a finite value').toEqual([]);
+    expect(queries).toBeGreaterThanOrEqual(30);
+  }, 120_000);
 });
