@@ -5,7 +5,8 @@
  * PromQL through Prometheus's HTTP API checks that the request, database, rules, quote, sandbox and
  * process series are there with plausible values. Issue 26: every panel query of the Grafana
  * dashboard Tariff ships (deploy/grafana/tariff-dashboard.json) returns data there, its template
- * variables given their values. Skipped, with a warning, without Prometheus.
+ * variables given their values; and the alert rules it ships (deploy/prometheus/tariff-alerts.yml)
+ * all evaluate there, none firing on a healthy run. Skipped, with a warning, without Prometheus.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ const QUOTES = 20;
 const POINTS = 3;
 
 const DASHBOARD = join(import.meta.dirname, '../../deploy/grafana/tariff-dashboard.json');
+const ALERT_RULES = join(import.meta.dirname, '../../deploy/prometheus/tariff-alerts.yml');
 /** The data source every panel and variable of the dashboard names: its variable, chosen on import. */
 const DATA_SOURCE = { type: 'prometheus', uid: '${DS_PROMETHEUS}' };
 
@@ -117,6 +119,8 @@ describe.skipIf(!AVAILABLE)('Prometheus scraping Tariff', () => {
         '  scrape_interval: 1s',
         '  scrape_timeout: 1s',
         '  evaluation_interval: 1s',
+        'rule_files:',
+        `  - ${ALERT_RULES}`,
         'scrape_configs:',
         '  - job_name: tariff',
         '    static_configs:',
@@ -290,4 +294,40 @@ describe.skipIf(!AVAILABLE)('Prometheus scraping Tariff', () => {
     expect(empty, 'panel queries without a finite value').toEqual([]);
     expect(queries).toBeGreaterThanOrEqual(30);
   }, 120_000);
+
+  it('evaluates every shipped alert rule on the real series, none firing on a healthy run', async () => {
+    interface Rule {
+      name: string;
+      health: string;
+      state: string;
+      lastError?: string;
+    }
+    const rules = async () => {
+      const response = await fetch(`${prometheusUrl}/api/v1/rules?type=alert`, { signal: AbortSignal.timeout(10_000) });
+      return ((await response.json()) as { data: { groups: { rules: Rule[] }[] } }).data.groups.flatMap((group) => group.rules);
+    };
+    const deadline = Date.now() + 30_000;
+    let seen = await rules();
+    while (seen.some((rule) => rule.health !== 'ok') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      seen = await rules();
+    }
+    expect(seen.map((rule) => rule.name).sort()).toEqual([
+      'TariffDatabaseErrors',
+      'TariffDown',
+      'TariffQuoteFailures',
+      'TariffRulesBehind',
+      'TariffRulesNotReloaded',
+      'TariffSandboxQueueRejections',
+      'TariffSandboxRestarts',
+      'TariffServerErrors',
+    ]);
+    for (const rule of seen)
+      expect({ name: rule.name, health: rule.health, state: rule.state, error: rule.lastError ?? '' }).toEqual({
+        name: rule.name,
+        health: 'ok',
+        state: 'inactive',
+        error: '',
+      });
+  }, 60_000);
 });
