@@ -1,7 +1,7 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
- * The suite in tiers (README "Tests"), one vitest project each:
+ * The suite in tiers (docs/development.md "Tests"), one vitest project each:
  * - `unit`: functions and modules in-process; no build, no server, no database server.
  * - `http`: the HTTP suites in-process (Fastify's inject) on the embedded database, files in
  *   parallel. `npm run test:quick` runs these two, without a build.

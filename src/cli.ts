@@ -23,12 +23,12 @@ const USAGE = `usage: tariff [serve | db upgrade [--dry-run] | status upgrade ch
 
   serve                 run the rating API (TARIFF_HOST, TARIFF_PORT, TARIFF_DATABASE_URL, TARIFF_LOG_LEVEL)
   db upgrade            apply the database migrations to TARIFF_DATABASE_URL and exit; a CloudKitty
-                        17-22 database has its rating tables upgraded in place (README: Migrating
-                        from CloudKitty)
+                        17-22 database has its rating tables upgraded in place
+                        (docs/operators/migrating.md)
   db upgrade --dry-run  print what 'db upgrade' would change, changing nothing
 ${STATUS_USAGE}
   --config-file PATH    read CloudKitty's cloudkitty.conf (and a [tariff] section) under the
-                        environment; repeatable, later files win (README: Configuration files)
+                        environment; repeatable, later files win (docs/operators/configuration.md)
   --config-dir DIR      then read DIR/*.conf in name order
   --version             print Tariff's version
 ${POLICY_USAGE}

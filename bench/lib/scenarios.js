@@ -104,7 +104,7 @@ const QUOTE_V2 = {
  * CloudKitty 17.0.0 (Debian, uWSGI 8 processes × 32 threads, noauth, loopback, 2 cores) as measured
  * with wrk by /work/shared/anchors/cloudkitty/bench.sh on this machine kind, 2026-11-21; from
  * /work/shared/anchors/cloudkitty/README.md. The table uses the PostgreSQL column. Keys are
- * `<scenario id>@<connections>`; a scenario/connections pair the README does not list has no
+ * `<scenario id>@<connections>`; a scenario/connections pair that README does not list has no
  * baseline.
  */
 export const BASELINE = {

@@ -1,6 +1,6 @@
 /**
  * CloudKitty compat: the layout CloudKitty master's own migrations (commit 4595e098) leave, which
- * a fresh Tariff database has too (README: "CloudKitty's layout"): the constraint names of the
+ * a fresh Tariff database has too (docs/operators/migrating.md: "CloudKitty's layout"): the constraint names of the
  * rating tables, the alembic version tables stamped at the heads of CloudKitty's three migration
  * chains, and CloudKitty's core tables `states` and `service_to_collector_mappings`. Where the
  * dialects differ, the facts are the dialect's (`traits.cloudKittyLayout`).

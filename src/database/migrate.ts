@@ -85,7 +85,7 @@ async function usableState(database: Database, upgrading: boolean): Promise<Data
     throw new MigrationError(
       `${database.description} holds CloudKitty rating tables at ${outdated[0].layouts.before.releases}'s layout ` +
         `(${outdated.map((module) => `${module.layouts.versionTable} ${module.layouts.before.revision}`).join(', ')}). ` +
-        "Stop CloudKitty, back the database up and run 'tariff db upgrade' (README: Migrating from CloudKitty); nothing was changed.",
+        "Stop CloudKitty, back the database up and run 'tariff db upgrade' (docs/operators/migrating.md); nothing was changed.",
     );
   }
   return state;

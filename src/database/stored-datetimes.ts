@@ -1,6 +1,6 @@
 /**
  * CloudKitty's naive `DateTime` columns (`start`, `end`, `created_at`, `deleted`) hold wall-clock
- * time in one zone, `TARIFF_CLOUDKITTY_TIMEZONE` (README: One time zone with CloudKitty).
+ * time in one zone, `TARIFF_CLOUDKITTY_TIMEZONE` (docs/operators/deploying-next-to-cloudkitty.md: One time zone with CloudKitty).
  *
  * CloudKitty compat: CloudKitty writes `datetime.now()` (its host's local wall time) and compares
  * `start <= now < end` with its host's naive local time, so the zone is its hosts' `TZ` (and, on

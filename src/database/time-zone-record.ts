@@ -77,7 +77,7 @@ export async function refuseOtherTimeZone(database: Database, state: DatabaseSta
     const holds = stored.source === 'recorded' ? `records time zone ${stored.zone}` : `was written by an earlier Tariff in ${stored.zone}`;
     throw new TimeZoneMismatchError(
       `${database.description} ${holds} for its naive datetimes, but TARIFF_CLOUDKITTY_TIMEZONE is ${configured}: ` +
-        `set TARIFF_CLOUDKITTY_TIMEZONE=${stored.zone} (the zone CloudKitty's hosts must use too), or convert the stored times and the ${SETTINGS_TABLE} row first (README: One time zone with CloudKitty); nothing was changed.`,
+        `set TARIFF_CLOUDKITTY_TIMEZONE=${stored.zone} (the zone CloudKitty's hosts must use too), or convert the stored times and the ${SETTINGS_TABLE} row first (docs/operators/deploying-next-to-cloudkitty.md: One time zone with CloudKitty); nothing was changed.`,
     );
   }
   return stored;

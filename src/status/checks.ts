@@ -96,7 +96,7 @@ async function databaseChecks(config: TariffConfig, migrations: Readonly<Record<
             code: CheckCode.Failure,
             details:
               `the database ${stored.source === 'recorded' ? 'records' : 'was written by an earlier Tariff in'} time zone ${stored.zone}, but TARIFF_CLOUDKITTY_TIMEZONE is ${configured}: ` +
-              `set it to ${stored.zone}, or convert the stored times first (README: One time zone with CloudKitty)`,
+              `set it to ${stored.zone}, or convert the stored times first (docs/operators/deploying-next-to-cloudkitty.md: One time zone with CloudKitty)`,
           };
     const outdated = state.kind === 'cloudkitty' ? state.modules.filter((module) => module.at === 'before') : [];
     if (outdated.length > 0) {

@@ -1,5 +1,5 @@
 /**
- * One time zone with CloudKitty (README), on adoption: a CloudKitty 17 database written by
+ * One time zone with CloudKitty (docs/operators/deploying-next-to-cloudkitty.md), on adoption: a CloudKitty 17 database written by
  * CloudKitty on a host in Asia/Tokyo (`TZ`, and `PGTZ` for its PostgreSQL sessions) is upgraded
  * by `tariff db upgrade` with `TARIFF_CLOUDKITTY_TIMEZONE=Asia/Tokyo`: the zone is recorded, the
  * adopted rules get the times CloudKitty 23's own migrations would store on that host, and Tariff

@@ -82,7 +82,7 @@ describe.skipIf(!databaseHas('cloudKittyProduction') || !masterAvailable())(`one
     expect(written.code, written.stderr.slice(-3000)).toBe(0);
     const { mapping_id: mappingId } = JSON.parse(written.stdout.trim().split('\n').at(-1)!);
     // CloudKitty's writes do not count in Tariff's configuration revision: its cached rules are
-    // dropped as CloudKitty's own are, by reload_modules (README: One time zone with CloudKitty).
+    // dropped as CloudKitty's own are, by reload_modules (docs/operators/deploying-next-to-cloudkitty.md: One time zone with CloudKitty).
     expect((await callServer(shared.server!, 'GET', '/v1/rating/reload_modules')).status).toBe(204);
     const served = await callServer(shared.server!, 'GET', `/v1/rating/module_config/hashmap/mappings/${mappingId}`);
     expect(served.status).toBe(200);

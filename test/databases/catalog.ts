@@ -3,7 +3,7 @@
  * nullability, default), constraints (name, kind, definition), indexes (name, definition), plus
  * enum types, sequences and the alembic version rows. Read from pg_catalog on PostgreSQL,
  * information_schema on MariaDB, sqlite_master on SQLite. Text collations are not read (a
- * deliberate difference, README: "CloudKitty's layout").
+ * deliberate difference, docs/operators/migrating.md: "CloudKitty's layout").
  */
 import pg from 'pg';
 import { createConnection } from 'mysql2/promise';

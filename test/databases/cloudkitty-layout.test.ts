@@ -1,5 +1,5 @@
 /**
- * A database Tariff creates is one CloudKitty accepts (README: "CloudKitty's layout"):
+ * A database Tariff creates is one CloudKitty accepts (docs/operators/migrating.md: "CloudKitty's layout"):
  * 1. the reference: an empty scratch database migrated by CloudKitty master's own dbsync (on
  *    PostgreSQL through test/cloudkitty-master/dbsync_reference.py, which works around two
  *    CloudKitty defects);

@@ -1,5 +1,5 @@
 /**
- * One time zone with CloudKitty (README): the zone of the naive datetime columns is recorded in
+ * One time zone with CloudKitty (docs/operators/deploying-next-to-cloudkitty.md): the zone of the naive datetime columns is recorded in
  * `tariff_settings` when Tariff creates or adopts a database, and a process configured with
  * another `TARIFF_CLOUDKITTY_TIMEZONE` refuses it, on start and in `tariff db upgrade` (dry run
  * too), naming both zones; a database migrated before the record existed holds UTC.

@@ -1,5 +1,5 @@
 /**
- * The acting user's id against CloudKitty's 32-character audit columns (README: "Acting user"):
+ * The acting user's id against CloudKitty's 32-character audit columns (docs/operators/migrating.md: "What Tariff does differently"):
  * a write that would record a longer id (mapping and script create / update / delete, recursive
  * group delete) is refused with a 400 naming the length, never truncated, nothing written; reads
  * are unaffected. On the project's database (`TARIFF_TEST_DATABASE`).

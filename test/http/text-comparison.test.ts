@@ -1,6 +1,6 @@
 /**
  * Issue 11, item 7: one rule per text comparison, the same answers on SQLite, PostgreSQL and
- * MariaDB (README: "Comparing text").
+ * MariaDB (docs/operators/migrating.md: "Comparing text").
  * - Names and values are equal only when they are the same code points: `trail` and `trail `
  *   (MariaDB's PAD SPACE made them clash), `Trail` and `trail` are different, in the checks and
  *   in the unique indexes themselves.

@@ -1,5 +1,5 @@
 /**
- * One time zone with CloudKitty (README): with `TARIFF_CLOUDKITTY_TIMEZONE`, the naive datetime
+ * One time zone with CloudKitty (docs/operators/deploying-next-to-cloudkitty.md): with `TARIFF_CLOUDKITTY_TIMEZONE`, the naive datetime
  * columns hold that zone's wall time, as CloudKitty's processor on a host in that zone writes and
  * compares them, while the API keeps answering in UTC. Real HTTP (inject) on a real database.
  */

@@ -194,7 +194,7 @@ const HOSTILE_TEXTS: { name: string; format: 'json' | 'yaml'; body: string | Buf
     body: 'groups: ' + '['.repeat(5000) + ']'.repeat(5000) + '\n',
     message: /nesting exceeded maxDepth|nested deeper than 32 levels/,
   },
-  // As every body (README "Limits"): refused with the common fault, without `problems`.
+  // As every body (docs/operators/configuration.md "Limits"): refused with the common fault, without `problems`.
   {
     name: '__proto__ in JSON',
     format: 'json',

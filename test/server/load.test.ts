@@ -3,7 +3,7 @@
  * halfway, readers that stop reading a large answer, 80 concurrent 50,000-point v2 quotes, and
  * 100 header-only price-list requests declaring 70 MB. Throughout, a prober in a process of its
  * own asks `/healthcheck` every 100 ms: every answer must come within 1 s. The server's RSS is
- * sampled and must stay under {@link RSS_BOUND_MB} (README, "Limits"). Each client gets what its
+ * sampled and must stay under {@link RSS_BOUND_MB} (docs/operators/configuration.md, "Limits"). Each client gets what its
  * kind calls for: a stalled upload its 408 at TARIFF_STALL_TIMEOUT, a reader that stops is cut at
  * the same time-out, a quote its 200 or an immediate 503 with `Retry-After`, a header-only
  * price list its 413.
@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHealthProbe } from '../helpers/health-probe.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server.js';
 
-/** The bound the README documents for a server under this load (default settings but the time-outs). */
+/** The bound docs/operators/configuration.md documents for a server under this load (default settings but the time-outs). */
 const RSS_BOUND_MB = 768;
 /** Settings of the server under load: the defaults, with time-outs short enough for a test. */
 const STALL_SECONDS = 3;

@@ -4,8 +4,8 @@
  * processes' writes. A file that is not a database, or a damaged one, is refused when opened.
  *
  * Why `node:sqlite` and not better-sqlite3: the same SQLite semantics and speed (bench figures in
- * the README, "Runtime"), with no native build at install (no C++ toolchain, no headers matching
- * the Node that runs it).
+ * docs/development.md, "The runtime and the embedded driver"), with no native build at install (no
+ * C++ toolchain, no headers matching the Node that runs it).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -26,7 +26,7 @@ const STATEMENT_CACHE_SIZE = 500;
  *
  * Rows are read as arrays and made into objects here: `node:sqlite`'s own row objects have no
  * prototype and are slow to read and serialise (measured: a list of 10,000 mappings took twice
- * the time to turn into JSON than objects made here; see README "Runtime").
+ * the time to turn into JSON than objects made here; see docs/development.md).
  */
 function kyselyStatement(statement: StatementSync): SqliteStatement {
   const names = statement.columns().map((column) => column.name);

@@ -68,7 +68,7 @@ export type ReadSnapshotStart = { kind: 'begin-deferred' } | { kind: 'isolation-
 
 /**
  * How the rating tables' text is made to compare exactly, code point by code point, with no
- * trailing-space padding and no case folding (README: "Comparing text"), where the database's own
+ * trailing-space padding and no case folding (docs/operators/migrating.md: "Comparing text"), where the database's own
  * comparison does not already.
  */
 export interface ExactTextCollation {
@@ -161,7 +161,7 @@ export interface CloudKittyLayoutChanges {
 
 /**
  * CloudKitty compat: how CloudKitty master's migrations (4595e098) leave its tables on this
- * dialect, where that differs between dialects (README: "CloudKitty's layout").
+ * dialect, where that differs between dialects (docs/operators/migrating.md: "CloudKitty's layout").
  */
 export interface CloudKittyLayout {
   /** The type of `map_type` (PostgreSQL: the enum type `enum_map_type`, MySQL: `enum('flat','rate')`). */

@@ -1,5 +1,5 @@
 /**
- * CloudKitty's layout for databases made by an earlier Tariff (README: "CloudKitty's layout"):
+ * CloudKitty's layout for databases made by an earlier Tariff (docs/operators/migrating.md: "CloudKitty's layout"):
  * they have Tariff's rating tables in an approximate layout and no alembic version tables, so
  * CloudKitty's `cloudkitty-dbsync upgrade` started every chain from the beginning and failed on
  * the first table Tariff had. This migration
@@ -61,7 +61,7 @@ async function refuseLongAuditValues(db: Kysely<unknown>, tables: string[]): Pro
       if (count > 0) {
         throw new AuditValueTooLongError(
           `${table}.${column} holds ${count} value(s) longer than ${AUDIT_WIDTH} characters, which CloudKitty's audit column cannot hold ` +
-            `(README: "CloudKitty's layout"). Shorten them (they name the users who wrote the rules), then upgrade again; nothing was changed.`,
+            `(docs/operators/migrating.md: "CloudKitty's layout"). Shorten them (they name the users who wrote the rules), then upgrade again; nothing was changed.`,
         );
       }
     }

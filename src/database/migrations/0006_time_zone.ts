@@ -1,7 +1,7 @@
 /**
  * `tariff_settings`: Tariff's facts about the database, one row per name. Its first row,
  * `cloudkitty_timezone`, records the zone whose wall time CloudKitty's naive datetime columns
- * hold (README: One time zone with CloudKitty), so a process configured with another
+ * hold (docs/operators/deploying-next-to-cloudkitty.md: One time zone with CloudKitty), so a process configured with another
  * `TARIFF_CLOUDKITTY_TIMEZONE` refuses to start instead of reinterpreting every stored time
  * (database/time-zone-record.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * How Tariff compares text, the same on every database (README: "Comparing text"):
+ * How Tariff compares text, the same on every database (docs/operators/migrating.md: "Comparing text"):
  * - names and values (service, field and group names, mapping values and names, script names,
  *   tenant and user ids) are equal only when they are the same code points: no case folding, no
  *   trailing-space padding, no Unicode normalization. The databases compare them (SQLite's
