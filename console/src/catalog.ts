@@ -122,3 +122,31 @@ export async function loadCatalog(options: { deleted?: boolean } = {}): Promise<
     groupById: new Map(groups.groups.map((group) => [group.group_id, group])),
   };
 }
+
+/** A name the API made up when none was given at creation (32 random hex digits, docs/api.md §4). */
+const GENERATED_NAME = /^[0-9a-f]{32}$/;
+
+/**
+ * Whether a rule's name was made up by the API (the CloudKitty client creates mappings without
+ * one): such a name says nothing of the rule, so pages show where it applies instead.
+ */
+export function hasGeneratedName(rule: { name: string }): boolean {
+  return GENERATED_NAME.test(rule.name);
+}
+
+/**
+ * How pages name a mapping in a sentence or a label: its name, or where its generated name says
+ * nothing (issue 26) its service, field and value (`compute / flavor = m1.large`, the service
+ * alone for a service mapping) and its tenant.
+ */
+export function mappingName(catalog: Catalog, mapping: Mapping): string {
+  const field = mapping.field_id === null ? undefined : catalog.fieldById.get(mapping.field_id);
+  return mappingNameAt(mapping, serviceOf(catalog, mapping)?.name ?? '?', field?.name);
+}
+
+/** {@link mappingName} for a mapping of the service and field named (`fieldName` undefined for a service mapping). */
+export function mappingNameAt(mapping: Mapping, serviceName: string, fieldName: string | undefined): string {
+  if (!hasGeneratedName(mapping)) return mapping.name;
+  const place = fieldName === undefined ? serviceName : `${serviceName} / ${fieldName} = ${mapping.value ?? ''}`;
+  return mapping.tenant_id === null ? place : `${place} (tenant ${mapping.tenant_id})`;
+}

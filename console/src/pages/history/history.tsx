@@ -108,11 +108,16 @@ function VersionsTable({ kind, versions }: { kind: VersionedKind; versions: Rule
               </td>
               <td>{formatDateTime(version.start)}</td>
               <td>{formatDateTime(version.end)}</td>
-              {version.details.map((detail, column) => (
-                <td key={column} class={kind === 'scripts' && column === 0 ? 'history-checksum' : undefined}>
-                  {detail}
-                </td>
-              ))}
+              {version.details.map((detail, column) =>
+                kind === 'scripts' && column === 0 ? (
+                  // A SHA-512 checksum: its start tells versions apart, the whole is in the title.
+                  <td key={column} class="history-checksum" title={detail} data-may-cut="">
+                    {detail}
+                  </td>
+                ) : (
+                  <td key={column}>{detail}</td>
+                ),
+              )}
               <td>{audit(version.createdAt, version.createdBy)}</td>
               <td>{version.updatedBy ?? '—'}</td>
               <td>{version.deletedAt === null ? '—' : audit(version.deletedAt, version.deletedBy)}</td>

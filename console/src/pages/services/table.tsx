@@ -3,9 +3,10 @@
  * them, in a scrolling region that renders only the rows in view (ARIA table semantics: the
  * rows are absolutely placed, which a native table cannot do, and each carries its index).
  */
-import { useRef } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import { StateBadge } from '../../components/state-badge.js';
 import type { EditRequest, RuleParent } from '../../editing/rule-editor.js';
+import { hasGeneratedName, mappingNameAt } from '../../catalog.js';
 import { formatDateTime } from '../../validity.js';
 import { countOf, formatDecimal, orDash } from './format.js';
 import type { FieldRow, MappingRow, RuleRow, ServiceRow, ServicesRow, ThresholdRow } from './rows.js';
@@ -31,9 +32,11 @@ export interface ServicesTableProps {
 export function ServicesTable({ rows, label, onEdit }: ServicesTableProps) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const virtualizer = useFixedRowVirtualizer(rows.length, ROW_HEIGHT, scrollElement);
+  // fix: an empty Description column took 500 px at 1920 px (issue 26); it takes a share only when some rule has one.
+  const described = useMemo(() => rows.some((row) => row.kind === 'mapping' && row.mapping.description), [rows]);
   return (
     <div class="services-scroll" ref={scrollElement} role="region" aria-label={`${label}, scrollable`} tabIndex={0}>
-      <div class="services-table" role="table" aria-label={label} aria-rowcount={rows.length + 1}>
+      <div class={described ? 'services-table' : 'services-table services-no-descriptions'} role="table" aria-label={label} aria-rowcount={rows.length + 1}>
         <div class="services-head" role="rowgroup">
           <div class="services-row" role="row" aria-rowindex={1}>
             {COLUMNS.map((column) => (
@@ -134,32 +137,52 @@ function placeOf(row: RuleRow): string {
   return row.field === undefined ? row.service.name : `${row.service.name} / ${row.field.name}`;
 }
 
+/**
+ * A cell of text that can be long (a value, name, group, tenant, description): it wraps onto a
+ * second line, and its whole text is in `title` for what is longer still. Only `prose` (a
+ * description) is expected to be longer; names and values fit in two lines at the console's widths.
+ */
+function TextCell({ text, prose = false }: { text: string; prose?: boolean }) {
+  return (
+    <span role="cell" class={prose ? undefined : 'services-name-text'} title={text === '—' ? undefined : text} data-may-cut={prose ? '' : undefined}>
+      {text}
+    </span>
+  );
+}
+
 function MappingCells({ row, onEdit }: { row: MappingRow; onEdit: (request: EditRequest) => void }) {
   const { mapping } = row;
+  const label = mappingNameAt(mapping, row.service.name, row.field?.name);
   return (
     <>
       <span role="cell" class="services-kind">
         mapping
       </span>
-      <span role="cell">{orDash(mapping.value)}</span>
-      <span role="cell">{mapping.name}</span>
-      <span role="cell">{orDash(mapping.description)}</span>
+      <TextCell text={orDash(mapping.value)} />
+      {hasGeneratedName(mapping) ? (
+        <span role="cell" class="services-generated-name" title="A name the API generated: the rule is its field's value">
+          {mapping.name}
+        </span>
+      ) : (
+        <TextCell text={mapping.name} />
+      )}
+      <TextCell text={orDash(mapping.description)} prose />
       <span role="cell">{mapping.type}</span>
       <span role="cell" class="services-number">
         {formatDecimal(mapping.cost)}
       </span>
-      <span role="cell">{row.group}</span>
-      <span role="cell">{orDash(mapping.tenant_id)}</span>
+      <TextCell text={row.group} />
+      <TextCell text={orDash(mapping.tenant_id)} />
       <span role="cell">
         <StateBadge state={row.state} />
       </span>
       <span role="cell">{formatDateTime(mapping.start)}</span>
       <span role="cell">{formatDateTime(mapping.end)}</span>
       <span role="cell" class="services-actions">
-        <button type="button" onClick={() => onEdit({ kind: 'mapping', parent: parentOf(row), mapping })} aria-label={`Edit mapping ${mapping.name}`}>
+        <button type="button" onClick={() => onEdit({ kind: 'mapping', parent: parentOf(row), mapping })} aria-label={`Edit mapping ${label}`}>
           Edit
         </button>
-        <a href={`/console/history/mappings/${encodeURIComponent(mapping.name)}`} aria-label={`History of mapping ${mapping.name}`}>
+        <a href={`/console/history/mappings/${encodeURIComponent(mapping.name)}`} aria-label={`History of mapping ${label}`}>
           History
         </a>
       </span>
@@ -185,8 +208,8 @@ function ThresholdCells({ row, onEdit }: { row: ThresholdRow; onEdit: (request: 
       <span role="cell" class="services-number">
         {formatDecimal(threshold.cost)}
       </span>
-      <span role="cell">{row.group}</span>
-      <span role="cell">{orDash(threshold.tenant_id)}</span>
+      <TextCell text={row.group} />
+      <TextCell text={orDash(threshold.tenant_id)} />
       <span role="cell" class="services-no-validity">
         no validity
       </span>
