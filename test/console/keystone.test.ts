@@ -102,7 +102,11 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console in Keystone mode', () => {
     expect(await page.locator('nav').count()).toBe(0);
 
     await logIn('ADMIN', keystone!.env.KEYSTONE_ADMIN_PROJECT, 'not-the-password');
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('The request you have made requires authentication.');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe(
+        `The user name or password is wrong, or ${keystone!.env.KEYSTONE_ADMIN_USER} has no role in project ${keystone!.env.KEYSTONE_ADMIN_PROJECT}: Keystone refused the login.`,
+      );
     expect(await sessionCookie()).toBeUndefined();
     expect(await accessibilityViolations(page)).toEqual([]);
     await saveScreenshot(page, 'login');

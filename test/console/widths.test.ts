@@ -5,9 +5,12 @@
  * running and deleted scripts). At each width every action is in the window or reached by the
  * page's own scrolling up and down (never sideways), no name, value, group, tenant or header is
  * cut (the elements' scroll width against their width), the page does not scroll sideways, and
- * axe-core finds nothing serious. A screenshot of each page at each width goes to
+ * axe-core finds nothing serious. The login form too (Keystone mode, against a stand-in Keystone
+ * that refuses every password as Keystone does, with 401), with its refusal in words. A screenshot of each page at each width goes to
  * `test-results/console/<page>-<width>.png` (docs/screenshots holds three of them).
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CHROMIUM_AVAILABLE } from './browser.js';
@@ -145,5 +148,59 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console at 1024, 1366 and 1920 px', ()
         expect(await accessibilityViolations(page)).toEqual([]);
       });
     }
+  }
+});
+
+describe.skipIf(!CHROMIUM_AVAILABLE)('the console login at 1024, 1366 and 1920 px', () => {
+  let keystone: Server;
+  let tariff: ConsoleUnderTest;
+  /** The logins the stand-in Keystone was asked for. */
+  const logins: unknown[] = [];
+
+  beforeAll(async () => {
+    // Keystone's answer to a wrong password (keystone/exception.py Unauthorized), for every login.
+    keystone = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        if (request.method === 'POST' && request.url?.startsWith('/v3/auth/tokens')) logins.push(JSON.parse(body));
+        response.writeHead(401, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } }));
+      });
+    });
+    await new Promise<void>((resolve) => keystone.listen(0, '127.0.0.1', resolve));
+    tariff = await startConsole({
+      environment: {
+        TARIFF_AUTH: 'keystone',
+        TARIFF_KEYSTONE_AUTH_URL: `http://127.0.0.1:${(keystone.address() as AddressInfo).port}/v3`,
+        TARIFF_KEYSTONE_USERNAME: 'tariff',
+        TARIFF_KEYSTONE_PASSWORD: 'unused',
+      },
+    });
+    tariff.page.setDefaultTimeout(15_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await tariff?.close();
+    await new Promise((resolve) => keystone?.close(resolve));
+  });
+
+  for (const width of WIDTHS) {
+    it(`login at ${width} px: a wrong password said in words, nothing cut, axe clean`, { timeout: 60_000 }, async () => {
+      const { page } = tariff;
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(tariff.at('services'));
+      await page.getByLabel('User', { exact: true }).fill('operator');
+      await page.getByLabel('Password').fill('not-the-password');
+      await page.getByLabel('Project', { exact: true }).fill('admin');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await expect
+        .poll(() => page.getByRole('alert').textContent())
+        .toBe('The user name or password is wrong, or operator has no role in project admin: Keystone refused the login.');
+      expect(logins.at(-1)).toMatchObject({ auth: { identity: { password: { user: { name: 'operator', password: 'not-the-password' } } } } });
+      await saveScreenshot(page, `login-${width}`);
+      expect(await layoutFaults(page)).toEqual([]);
+      expect(await accessibilityViolations(page)).toEqual([]);
+    });
   }
 });

@@ -1,14 +1,26 @@
 /**
  * The login form (Keystone mode): user, password, project and their domains (`Default` unless
  * changed). Tariff exchanges them with Keystone for a token kept in an HttpOnly cookie; the
- * password and the token never reach script-readable storage. Keystone's refusal is shown as an
- * alert.
+ * password and the token never reach script-readable storage. A refusal is shown as an alert
+ * saying what happened ({@link loginFault}).
  */
 import { useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { ApiError, messageOf } from '../../api.js';
 import { Fault } from '../../components/fault.js';
 import type { LoginCredentials } from '../../session.js';
 import './login.css';
+
+/**
+ * What a refused login means, in words (fix: issue 26, the alert read Keystone's "The request you
+ * have made requires authentication." for a wrong password). Keystone answers 401 alike for an
+ * unknown user, a wrong password, an unknown project and a user without a role in the project,
+ * and does not say which; other faults (Keystone unreachable: 503) keep the server's message.
+ */
+export function loginFault(error: unknown, credentials: LoginCredentials): string {
+  if (error instanceof ApiError && error.status === 401)
+    return `The user name or password is wrong, or ${credentials.user} has no role in project ${credentials.project}: Keystone refused the login.`;
+  return messageOf(error);
+}
 
 /** The domain the OpenStack clients assume when none is named. */
 const DEFAULT_DOMAIN = 'Default';
@@ -46,7 +58,7 @@ export function Login({ onLogIn, notice }: { onLogIn: (credentials: LoginCredent
     try {
       await onLogIn(credentials);
     } catch (error) {
-      setFault(messageOf(error));
+      setFault(loginFault(error, credentials));
       setBusy(false);
     }
   };
