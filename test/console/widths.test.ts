@@ -37,6 +37,21 @@ const PAGES: ConsolePage[] = [
   { name: 'groups', path: 'groups', ready: (page) => page.locator('tr[data-group]').first().waitFor() },
   { name: 'scripts', path: 'scripts', ready: (page) => page.locator('tr[data-script="discount"]').waitFor() },
   {
+    name: 'scripts-with-deleted',
+    path: 'scripts',
+    async ready(page) {
+      await page.locator('tr[data-script="discount"]').waitFor();
+      expect(await page.locator('tr[data-script="old-promotion"]').count()).toBe(0);
+      await page.getByLabel('Show deleted scripts').check();
+      const deleted = page.locator('tr[data-script="old-promotion"]');
+      await deleted.waitFor();
+      // Deleted, with when (and by whom when the API knows), and only its history to open.
+      expect(await deleted.locator('td').first().textContent()).toMatch(/^deleted \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC( by .+)?$/);
+      expect(await deleted.getByRole('button').count()).toBe(0);
+      expect(await deleted.getByRole('link', { name: 'History of old-promotion' }).count()).toBe(1);
+    },
+  },
+  {
     name: 'calculator',
     path: 'calculator',
     async ready(page) {

@@ -35,9 +35,12 @@ export interface ScriptDraft {
 
 const scriptPath = (script: Script) => `${PYSCRIPTS}/scripts/${encodeURIComponent(script.script_id)}`;
 
-/** The live scripts, without their sources, by name then start. @throws ApiError */
-export async function listScripts(): Promise<Script[]> {
-  const { scripts } = await call<{ scripts: Script[] }>('GET', `${PYSCRIPTS}/scripts?no_data=true`);
+/**
+ * The live scripts, without their sources, by name then start; the soft-deleted ones too when
+ * `withDeleted` (`deleted=true`, docs/api.md §5). @throws ApiError
+ */
+export async function listScripts(withDeleted = false): Promise<Script[]> {
+  const { scripts } = await call<{ scripts: Script[] }>('GET', `${PYSCRIPTS}/scripts?no_data=true${withDeleted ? '&deleted=true' : ''}`);
   return scripts.sort((a, b) => a.name.localeCompare(b.name) || (a.start ?? '').localeCompare(b.start ?? ''));
 }
 

@@ -2,6 +2,7 @@
  * Scripts: the pyscripts module's scripts (docs/api.md §5, §6), each with its state (scheduled,
  * running, ended), dates, description and checksum, a link to its history; one opened shows its
  * source in the Python editor (loaded lazily) and what its state allows; a new script can be created.
+ * Deleted scripts are shown on request (issue 26), with when and by whom; they open only as history.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../../api.js';
@@ -25,9 +26,10 @@ export function Scripts() {
   const [fault, setFault] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const [opened, setOpened] = useState<Opened>({ kind: 'none' });
+  const [withDeleted, setWithDeleted] = useState(false);
 
   const reload = () =>
-    listScripts().then(
+    listScripts(withDeleted).then(
       (loaded) => {
         setScripts(loaded);
         setFault(undefined);
@@ -35,7 +37,7 @@ export function Scripts() {
       (error: unknown) => setFault(messageOf(error)),
     );
 
-  useEffect(() => void reload(), []);
+  useEffect(() => void reload(), [withDeleted]);
 
   const openedScript = opened.kind === 'script' ? scripts?.find((script) => script.script_id === opened.scriptId) : undefined;
   return (
@@ -51,7 +53,7 @@ export function Scripts() {
           {notice}
         </p>
       )}
-      <p>
+      <p class="scripts-toolbar">
         <button
           type="button"
           onClick={() => {
@@ -61,6 +63,9 @@ export function Scripts() {
         >
           New script
         </button>
+        <label>
+          <input type="checkbox" checked={withDeleted} onChange={(event) => setWithDeleted(event.currentTarget.checked)} /> Show deleted scripts
+        </label>
       </p>
       {scripts === undefined ? (
         fault === undefined && <p aria-busy="true">Loading…</p>
@@ -118,14 +123,28 @@ function ScriptTable({ scripts, onOpen }: { scripts: Script[]; onOpen: (script: 
       </thead>
       <tbody>
         {scripts.map((script) => (
-          <tr key={script.script_id} data-script={script.name}>
+          <tr key={script.script_id} data-script={script.name} data-deleted={script.deleted === null ? undefined : ''}>
             <th scope="row">
-              <button type="button" class="link" onClick={() => onOpen(script)} aria-label={`Open ${script.name} from ${formatDateTime(script.start)}`}>
-                {script.name}
-              </button>
+              {script.deleted === null ? (
+                <button type="button" class="link" onClick={() => onOpen(script)} aria-label={`Open ${script.name} from ${formatDateTime(script.start)}`}>
+                  {script.name}
+                </button>
+              ) : (
+                script.name
+              )}
             </th>
             <td>
-              <StateBadge state={validityState(script.start, script.end, now)} />
+              {script.deleted === null ? (
+                <StateBadge state={validityState(script.start, script.end, now)} />
+              ) : (
+                <>
+                  <StateBadge state="deleted" />{' '}
+                  <span class="scripts-deleted">
+                    {formatDateTime(script.deleted)}
+                    {script.deleted_by === null ? '' : ` by ${script.deleted_by}`}
+                  </span>
+                </>
+              )}
             </td>
             <td>{formatDateTime(script.start)}</td>
             <td>{formatDateTime(script.end)}</td>
