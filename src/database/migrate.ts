@@ -16,6 +16,7 @@ import * as exactText from './migrations/0004_exact_text.js';
 import * as cloudKittyLayout from './migrations/0005_cloudkitty_layout.js';
 import * as timeZone from './migrations/0006_time_zone.js';
 import * as changes from './migrations/0007_changes.js';
+import * as changeDetails from './migrations/0008_change_details.js';
 import { inspectDatabase, UnrecognisedDatabaseError, type DatabaseState } from './adoption/inspect.js';
 import { applyCloudKittyUpgrade, planCloudKittyUpgrade, type UpgradeStep } from './adoption/upgrade.js';
 import { refuseOtherTimeZone, type StoredTimeZone } from './time-zone-record.js';
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, TariffMigration> = {
   '0005_cloudkitty_layout': cloudKittyLayout,
   '0006_time_zone': timeZone,
   '0007_changes': changes,
+  '0008_change_details': changeDetails,
 };
 
 /** Thrown when a migration fails; the database is left at the last migration that succeeded. */

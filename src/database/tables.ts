@@ -41,6 +41,10 @@ export interface ChangesTable {
   action: string;
   before: string | null;
   after: string | null;
+  /** The revision a price-list apply made, on its entry and its rule changes; null for other writes (and rows before 0008). */
+  revision: ColumnType<string | number | null, number | null | undefined, number | null>;
+  /** A price-list rule change's place in the document (its diff path); null for other writes. */
+  name: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Tariff's own tables (the rating modules' are theirs). */

@@ -132,17 +132,31 @@ const USER_ID_WIDTH = COLUMN_WIDTH.audit;
  *   audit columns' 32 characters (fix: never truncated, so the record names the real user).
  */
 export function actingUser(request: FastifyRequest): string {
-  return withinAuditWidth(readActingUser(request));
+  return withinAuditWidth(readActingUser(request, 'unknown'));
 }
 
-function readActingUser(request: FastifyRequest): string {
+/** The acting user the audit trail records when noauth mode names none (issue 26): never CloudKitty's `unknown`. */
+export const ANONYMOUS_USER = 'anonymous';
+
+/**
+ * The acting user of the audit trail (`GET /v2/rating/changes`, api.md §9): as {@link actingUser},
+ * but `anonymous` in noauth mode without an `X-User-Id` (fix, issue 26: every change read
+ * `unknown`, which looked like a fault rather than "nobody said").
+ *
+ * @throws BadRequestError as {@link actingUser}.
+ */
+export function auditedUser(request: FastifyRequest): string {
+  return withinAuditWidth(readActingUser(request, ANONYMOUS_USER));
+}
+
+function readActingUser(request: FastifyRequest, nobody: string): string {
   if (request.identity) return request.identity.userId;
   const header = request.headers['x-user-id'];
   const raw = Array.isArray(header) ? header[0] : header;
-  if (raw === undefined) return 'unknown';
+  if (raw === undefined) return nobody;
   const bytes = Buffer.from(raw, 'latin1');
   if (!isUtf8(bytes)) throw new BadRequestError('Invalid input in header X-User-Id: not valid UTF-8 text.');
-  return bytes.toString('utf8').trim() || 'unknown';
+  return bytes.toString('utf8').trim() || nobody;
 }
 
 /** @throws BadRequestError when `user` is longer than {@link USER_ID_WIDTH} characters (code points). */

@@ -11,6 +11,10 @@ export interface ChangeQuery {
   since: Date | undefined;
   /** Changes of this kind only; undefined: all. */
   kind: string | undefined;
+  /** Changes of this object only (its id, a module's name, a price list's revision); undefined: all. */
+  objectId: string | undefined;
+  /** The changes of the price-list apply that made this revision (its entry and its rule changes); undefined: all. */
+  revision: number | undefined;
   /** Changes skipped, newest first. */
   offset: number;
   /** Most changes answered. */
@@ -55,6 +59,8 @@ export class ChangeRepository {
           action: row.action,
           before: parsedAttributes(row.before),
           after: parsedAttributes(row.after),
+          revision: row.revision === null ? null : Number(row.revision),
+          name: row.name,
         })),
       };
     });
@@ -64,6 +70,8 @@ export class ChangeRepository {
     let matching = db.selectFrom(CHANGES_TABLE);
     if (query.since !== undefined) matching = matching.where('at', '>=', UTC_STORED_DATETIMES.toStorage(query.since));
     if (query.kind !== undefined) matching = matching.where('kind', '=', query.kind);
+    if (query.objectId !== undefined) matching = matching.where('object_id', '=', query.objectId);
+    if (query.revision !== undefined) matching = matching.where('revision', '=', query.revision);
     return matching;
   }
 }

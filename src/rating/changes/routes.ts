@@ -14,6 +14,23 @@ import { ChangeCollection, ChangeListQuery } from './schemas.js';
 export const DEFAULT_CHANGES_LIMIT = 100;
 /** The largest `offset` (2^31 - 1): beyond it no database has a row to skip to. */
 const MAX_OFFSET = 2_147_483_647;
+/** The largest `revision` asked for: 10 digits, as `offset` (a revision grows by one per write). */
+const MAX_REVISION = 9_999_999_999;
+/** The width of `tariff_changes.object_id`: a longer id names no change. */
+const OBJECT_ID_WIDTH = 255;
+
+/**
+ * The `object_id` filter: any text up to the column's width (ids, module names, revisions).
+ *
+ * @throws BadRequestError naming `object_id` when it is empty or longer.
+ */
+function objectIdFilter(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (text.length === 0 || [...text].length > OBJECT_ID_WIDTH) {
+    throw invalidInput('object_id', text, `Value must be an object's id of 1 to ${OBJECT_ID_WIDTH} characters.`);
+  }
+  return text;
+}
 
 /** The kinds of change Tariff itself records, beside the modules' (`RatingModule.changeKinds`). */
 export const CORE_CHANGE_KINDS = ['module', 'price_list'] as const;
@@ -43,10 +60,11 @@ function wholeNumber(text: string | undefined, attribute: string, fallback: numb
 /**
  * The query's filters and page.
  *
- * @throws BadRequestError naming `since`, `kind`, `offset` or `limit` when one is not valid.
+ * @throws BadRequestError naming `since`, `kind`, `object_id`, `revision`, `offset` or `limit`
+ *   when one is not valid.
  */
 export function changeQuery(
-  query: { since?: string; kind?: string; offset?: string; limit?: string },
+  query: { since?: string; kind?: string; object_id?: string; revision?: string; offset?: string; limit?: string },
   kinds: readonly string[],
   maxLimit: number,
 ): ChangeQuery {
@@ -56,6 +74,8 @@ export function changeQuery(
   return {
     since: query.since === undefined ? undefined : parseDateTime(query.since, 'since'),
     kind: query.kind,
+    objectId: objectIdFilter(query.object_id),
+    revision: query.revision === undefined ? undefined : wholeNumber(query.revision, 'revision', 0, 0, MAX_REVISION, ''),
     offset: wholeNumber(query.offset, 'offset', 0, 0, MAX_OFFSET, ''),
     limit: wholeNumber(query.limit, 'limit', Math.min(DEFAULT_CHANGES_LIMIT, maxLimit), 1, maxLimit, ' (TARIFF_CHANGES_MAX_LIMIT)'),
   };
@@ -69,7 +89,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ChangeRouteOptions> = async
       schema: {
         hide: hidden,
         tags: ['changes'],
-        summary: 'The audit trail: configuration changes, newest first (since, kind; offset, limit)',
+        summary: 'The audit trail: configuration changes, newest first (since, kind, object_id, revision; offset, limit)',
         querystring: ChangeListQuery,
         response: { 200: ChangeCollection, ...faultResponses(400, 401, 403, 503) },
       },

@@ -58,6 +58,12 @@ export interface SectionPlan {
   /** Every change, in document order. */
   readonly changes: readonly PriceListChange[];
   /**
+   * The id of the object each change touches, for the audit trail (api.md §9): the stored rule's,
+   * or the one a new rule or parent will be inserted with (a replaced rule: the new version's).
+   * Absent, or a change not in it: the change's path stands for the id.
+   */
+  readonly objectIds?: ReadonlyMap<PriceListChange, string>;
+  /**
    * Paths of changes to rules that are not versioned (thresholds): they take effect when
    * written, whatever `effectiveAt` says.
    */

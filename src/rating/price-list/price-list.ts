@@ -7,12 +7,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../../database/connection.js';
 import { inReadSnapshot, inWriteTransaction, readRevision, type Transaction } from '../../database/transaction.js';
-import type { ChangeJournal } from '../../database/change-journal.js';
+import type { ChangeAction, ChangeJournal, RuleChange } from '../../database/change-journal.js';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { formatApiDateTime, formatMessageDateTime } from '../common/datetime.js';
 import type { Audit } from '../common/rule-storage.js';
 import type { ModuleSet } from '../contract/module-set.js';
-import type { DocumentPath, PlanContext, PriceListChange, PriceListSection, SectionPlan } from '../contract/price-list-section.js';
+import type { DocumentPath, PlanContext, PriceListAction, PriceListChange, PriceListSection, SectionPlan } from '../contract/price-list-section.js';
 import type { RatingModule } from '../contract/rating-module.js';
 import { ModuleStateRepository } from '../module-states/repository.js';
 import { withNumberTexts, type DocumentFormat, type DocumentTextLimits } from './document-text.js';
@@ -80,6 +80,41 @@ class NothingToApply extends Error {
   }
 }
 
+/** The audit trail's word for each action of the diff. */
+const AUDITED_ACTIONS: Record<PriceListAction, ChangeAction> = {
+  added: 'create',
+  created: 'create',
+  replaced: 'replace',
+  ended: 'end',
+  deleted: 'delete',
+  updated: 'update',
+};
+
+/** A plan's changes with the ids of the objects they touch (module states: the module's name). */
+interface AuditedPlan {
+  sections: readonly SectionPlan[];
+  states: ModuleStatesPlan;
+}
+
+/**
+ * The audit trail's entry for each change of `plan` (api.md §9), in the diff's order: the diff's
+ * resource, action, path (as `name`), before and after; `after` of a new object carries its id.
+ */
+function* ruleChanges(plan: AuditedPlan): Generator<RuleChange> {
+  const audited = (change: PriceListChange, objectId: string): RuleChange => ({
+    kind: change.resource,
+    objectId,
+    action: AUDITED_ACTIONS[change.action],
+    name: change.path,
+    before: change.before ?? null,
+    after: change.after === undefined ? null : { [`${change.resource}_id`]: objectId, ...change.after },
+  });
+  for (const change of plan.states.changes) yield audited(change, String(change.before?.module_id ?? change.path));
+  for (const section of plan.sections) {
+    for (const change of section.changes) yield audited(change, section.objectIds?.get(change) ?? change.path);
+  }
+}
+
 function countChanges(changes: readonly PriceListChange[]): PriceListDiff['counts'] {
   const counts = { added: 0, replaced: 0, ended: 0, deleted: 0, updated: 0, created: 0 };
   for (const change of changes) counts[change.action] += 1;
@@ -133,8 +168,9 @@ export class PriceList {
    *   for an `effectiveAt` in the past or outside the stored years in CloudKitty's zone, or
    *   unversioned changes at a later `effectiveAt`;
    *   ConflictError (409) when the revision is not `ifRevision`.
-   * @param journal - an apply that writes is recorded there as one `price_list` change: the
-   *   revision before and after, and the diff's counts; a dry run or a no-op records nothing.
+   * @param journal - an apply that writes is recorded there as one `price_list` change (the
+   *   revision before and after, and the diff's counts) and one change per rule, parent or
+   *   module state it changed, all with the new revision; a dry run or a no-op records nothing.
    */
   async apply(text: string, format: DocumentFormat, options: ApplyOptions, audit: Audit, journal: ChangeJournal): Promise<PriceListDiff> {
     const effectiveAt = options.effectiveAt ?? audit.now;
@@ -184,13 +220,16 @@ export class PriceList {
         for (const sectionPlan of plan.sections) await sectionPlan.write(transaction, audit);
         for (const [name, state] of plan.states.writes) await this.states.writeIn(transaction, name, state);
         const diff = this.diff(revision, false, effectiveAt, plan.changes);
-        journal.record({
-          kind: 'price_list',
-          objectId: String(revision),
-          action: 'update',
-          before: { revision: revision - 1 },
-          after: { revision, effective_at: diff.effective_at, counts: diff.counts },
-        });
+        journal.record(
+          {
+            kind: 'price_list',
+            objectId: String(revision),
+            action: 'update',
+            before: { revision: revision - 1 },
+            after: { revision, effective_at: diff.effective_at, counts: diff.counts },
+          },
+          { revision, ruleChanges: ruleChanges(plan) },
+        );
         return diff;
       });
     } catch (error) {

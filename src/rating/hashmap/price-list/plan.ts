@@ -3,6 +3,7 @@
  * so that the stored rules are the document's from then on. Pure: the stored rules are read
  * before, the writes come after (`write.ts`).
  */
+import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { EventLoopTurns } from '../../../kernel/turns.js';
 import { formatOptionalApiDateTime } from '../../common/datetime.js';
@@ -24,17 +25,29 @@ import {
   type StoredThreshold,
 } from './rules.js';
 
-/** A mapping to insert: the document's attributes with its final name and validity. */
+/** A mapping to insert: the document's attributes with its final name and validity, and its `mapping_id` (chosen when planned). */
 export interface NewMapping extends Omit<DocumentMapping, 'start' | 'name'> {
   name: string;
   start: Date;
+  newId: string;
+}
+
+/** A threshold to insert, and its `threshold_id` (chosen when planned). */
+export interface NewThreshold extends DocumentThreshold {
+  newId: string;
+}
+
+/** A parent to create by name, and its id (chosen when planned, so that the audit trail names it). */
+export interface NewParent<Name> {
+  name: Name;
+  newId: string;
 }
 
 /** Everything an apply writes to the hashmap tables. */
 export interface HashmapWrites {
-  groups: string[];
-  services: string[];
-  fields: ParentName[];
+  groups: NewParent<string>[];
+  services: NewParent<string>[];
+  fields: NewParent<ParentName>[];
   /** Mappings soft-deleted (scheduled ones that never started). */
   deleteMappings: number[];
   /** Mappings whose `end` becomes the effective time. */
@@ -44,12 +57,14 @@ export interface HashmapWrites {
   insertMappings: NewMapping[];
   deleteThresholds: number[];
   updateThresholds: { id: number; rule: DocumentThreshold }[];
-  insertThresholds: DocumentThreshold[];
+  insertThresholds: NewThreshold[];
 }
 
 /** The changes and the writes they take. */
 export interface HashmapPlan {
   changes: PriceListChange[];
+  /** The id of the object each change touches (the new version's for a replaced rule). */
+  objectIds: Map<PriceListChange, string>;
   unversioned: string[];
   writes: HashmapWrites;
 }
@@ -101,6 +116,7 @@ const IDENTITIES_PER_TURN = 5000;
 /** Plans the hashmap changes; `problem` reports a document fault only the stored rules show. */
 export class HashmapPlanner {
   private readonly changes: PriceListChange[] = [];
+  private readonly objectIds = new Map<PriceListChange, string>();
   private readonly unversioned: string[] = [];
   private readonly writes: HashmapWrites = {
     groups: [],
@@ -137,29 +153,41 @@ export class HashmapPlanner {
     await this.planMappings(section.mappings, mappings);
     await this.planThresholds(section.thresholds, thresholds);
     await this.checkNames();
-    return { changes: this.changes, unversioned: this.unversioned, writes: this.writes };
+    return { changes: this.changes, objectIds: this.objectIds, unversioned: this.unversioned, writes: this.writes };
+  }
+
+  /** Adds `change` to the diff, touching the object `objectId`. */
+  private record(change: PriceListChange, objectId: string): void {
+    this.changes.push(change);
+    this.objectIds.set(change, objectId);
   }
 
   private planParents(section: HashmapSection, parents: StoredParents): void {
     for (const group of section.groups) {
       if (parents.groups.has(group)) continue;
-      this.writes.groups.push(group);
-      this.changes.push({ action: 'created', resource: 'group', path: `groups[${group}]`, after: { name: group } });
+      const newId = randomUUID();
+      this.writes.groups.push({ name: group, newId });
+      this.record({ action: 'created', resource: 'group', path: `groups[${group}]`, after: { name: group } }, newId);
     }
     for (const service of section.services) {
       if (!parents.services.has(service.name)) {
-        this.writes.services.push(service.name);
-        this.changes.push({ action: 'created', resource: 'service', path: `services[${service.name}]`, after: { name: service.name } });
+        const newId = randomUUID();
+        this.writes.services.push({ name: service.name, newId });
+        this.record({ action: 'created', resource: 'service', path: `services[${service.name}]`, after: { name: service.name } }, newId);
       }
       for (const field of service.fields) {
         if (parents.fields.has(fieldKey(service.name, field))) continue;
-        this.writes.fields.push({ service: service.name, field });
-        this.changes.push({
-          action: 'created',
-          resource: 'field',
-          path: `services[${service.name}].fields[${field}]`,
-          after: { service: service.name, name: field },
-        });
+        const newId = randomUUID();
+        this.writes.fields.push({ name: { service: service.name, field }, newId });
+        this.record(
+          {
+            action: 'created',
+            resource: 'field',
+            path: `services[${service.name}].fields[${field}]`,
+            after: { service: service.name, name: field },
+          },
+          newId,
+        );
       }
     }
   }
@@ -195,44 +223,50 @@ export class HashmapPlanner {
     this.named.push({ name: stored.name, start: stored.start, end: wanted.end, path: wanted.path });
     if (sameTime(stored.end, wanted.end)) return;
     this.writes.moveEnds.push({ id: stored.id, end: wanted.end });
-    this.changes.push({
-      action: 'updated',
-      resource: 'mapping',
-      path: mappingPath(stored, stored.start.getTime() > this.effectiveAt.getTime() ? stored.start : undefined),
-      before: mappingTerms(stored),
-      after: { ...mappingTerms(stored), end: formatOptionalApiDateTime(wanted.end) },
-    });
+    this.record(
+      {
+        action: 'updated',
+        resource: 'mapping',
+        path: mappingPath(stored, stored.start.getTime() > this.effectiveAt.getTime() ? stored.start : undefined),
+        before: mappingTerms(stored),
+        after: { ...mappingTerms(stored), end: formatOptionalApiDateTime(wanted.end) },
+      },
+      stored.mappingId,
+    );
   }
 
   /** A new mapping from `start`, replacing `stored` when there is one: ended if it ran before, deleted if it never did. */
   private addMapping(wanted: DocumentMapping, start: Date, stored: StoredMapping | undefined): void {
-    const created: NewMapping = { ...wanted, name: wanted.name ?? stored?.name ?? generatedRuleName(), start };
+    const created: NewMapping = { ...wanted, name: wanted.name ?? stored?.name ?? generatedRuleName(), start, newId: randomUUID() };
     this.named.push({ name: created.name, start, end: created.end, path: wanted.path });
     this.writes.insertMappings.push(created);
     const path = mappingPath(wanted, start.getTime() > this.effectiveAt.getTime() ? start : undefined);
     if (!stored) {
-      this.changes.push({ action: 'added', resource: 'mapping', path, after: mappingTerms(created) });
+      this.record({ action: 'added', resource: 'mapping', path, after: mappingTerms(created) }, created.newId);
       return;
     }
     if (stored.start.getTime() < start.getTime()) this.writes.endMappings.push(stored.id);
     else this.writes.deleteMappings.push(stored.id);
-    this.changes.push({ action: 'replaced', resource: 'mapping', path, before: mappingTerms(stored), after: mappingTerms(created) });
+    this.record({ action: 'replaced', resource: 'mapping', path, before: mappingTerms(stored), after: mappingTerms(created) }, created.newId);
   }
 
   private endMapping(rule: StoredMapping): void {
     this.writes.endMappings.push(rule.id);
-    this.changes.push({
-      action: 'ended',
-      resource: 'mapping',
-      path: mappingPath(rule),
-      before: mappingTerms(rule),
-      after: { ...mappingTerms(rule), end: formatOptionalApiDateTime(this.effectiveAt) },
-    });
+    this.record(
+      {
+        action: 'ended',
+        resource: 'mapping',
+        path: mappingPath(rule),
+        before: mappingTerms(rule),
+        after: { ...mappingTerms(rule), end: formatOptionalApiDateTime(this.effectiveAt) },
+      },
+      rule.mappingId,
+    );
   }
 
   private deleteMapping(rule: StoredMapping): void {
     this.writes.deleteMappings.push(rule.id);
-    this.changes.push({ action: 'deleted', resource: 'mapping', path: mappingPath(rule, rule.start), before: mappingTerms(rule) });
+    this.record({ action: 'deleted', resource: 'mapping', path: mappingPath(rule, rule.start), before: mappingTerms(rule) }, rule.mappingId);
   }
 
   private async planThresholds(wanted: readonly DocumentThreshold[], stored: readonly StoredThreshold[]): Promise<void> {
@@ -244,18 +278,22 @@ export class HashmapPlanner {
       for (const duplicate of extra) this.deleteThreshold(duplicate);
       const path = thresholdPath(rule);
       if (!match) {
-        this.writes.insertThresholds.push(rule);
-        this.changes.push({ action: 'added', resource: 'threshold', path, after: thresholdTerms(rule) });
+        const newId = randomUUID();
+        this.writes.insertThresholds.push({ ...rule, newId });
+        this.record({ action: 'added', resource: 'threshold', path, after: thresholdTerms(rule) }, newId);
         this.unversioned.push(path);
       } else if (match.type !== rule.type || match.cost !== rule.cost || match.group !== rule.group) {
         this.writes.updateThresholds.push({ id: match.id, rule });
-        this.changes.push({
-          action: 'updated',
-          resource: 'threshold',
-          path,
-          before: thresholdTerms(match),
-          after: thresholdTerms({ ...rule, thresholdId: match.thresholdId, id: match.id }),
-        });
+        this.record(
+          {
+            action: 'updated',
+            resource: 'threshold',
+            path,
+            before: thresholdTerms(match),
+            after: thresholdTerms({ ...rule, thresholdId: match.thresholdId, id: match.id }),
+          },
+          match.thresholdId,
+        );
         this.unversioned.push(path);
       }
     }
@@ -265,7 +303,7 @@ export class HashmapPlanner {
   private deleteThreshold(rule: StoredThreshold): void {
     const path = thresholdPath(rule);
     this.writes.deleteThresholds.push(rule.id);
-    this.changes.push({ action: 'deleted', resource: 'threshold', path, before: thresholdTerms(rule) });
+    this.record({ action: 'deleted', resource: 'threshold', path, before: thresholdTerms(rule) }, rule.thresholdId);
     this.unversioned.push(path);
   }
 

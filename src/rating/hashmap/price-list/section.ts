@@ -19,9 +19,15 @@ export const hashmapPriceList: PriceListSection<HashmapSection> = {
     const parents = await loadParents(db);
     const mappings = await loadMappings(db, context.effectiveAt, context.times);
     const thresholds = await loadThresholds(db);
-    const { changes, unversioned, writes } = await new HashmapPlanner(context.effectiveAt, context.problem).plan(section, parents, mappings, thresholds);
+    const { changes, objectIds, unversioned, writes } = await new HashmapPlanner(context.effectiveAt, context.problem).plan(
+      section,
+      parents,
+      mappings,
+      thresholds,
+    );
     return {
       changes,
+      objectIds,
       unversioned,
       write: (writeTransaction, audit) => writeHashmapPlan(hashmapTables(writeTransaction), writes, context.effectiveAt, audit, context.times),
     };

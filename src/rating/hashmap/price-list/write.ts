@@ -1,11 +1,10 @@
 /**
- * Writes a hashmap plan in the apply's transaction: parents first (their keys are read back by
- * name), then the mappings ended, deleted and inserted, then the thresholds. Rows go in chunks of
+ * Writes a hashmap plan in the apply's transaction, with the ids the plan chose: parents first
+ * (their keys are read back by name), then the mappings ended, deleted and inserted, then the thresholds. Rows go in chunks of
  * a few hundred per statement, never one statement per rule. Between inserted chunks the process
  * turns to its other work: SQLite's driver is synchronous, and a 10,000-rule apply would
  * otherwise hold the event loop (and the log lines already written) for its whole length.
  */
-import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StoredDateTimes } from '../../../database/stored-datetimes.js';
 import type { Audit } from '../../common/rule-storage.js';
@@ -27,13 +26,13 @@ async function createParents(db: HashmapDb, writes: HashmapWrites): Promise<Stor
   for (const names of chunks(writes.groups)) {
     await db
       .insertInto('hashmap_groups')
-      .values(names.map((name) => ({ group_id: randomUUID(), name })))
+      .values(names.map(({ name, newId }) => ({ group_id: newId, name })))
       .execute();
   }
   for (const names of chunks(writes.services)) {
     await db
       .insertInto('hashmap_services')
-      .values(names.map((name) => ({ service_id: randomUUID(), name })))
+      .values(names.map(({ name, newId }) => ({ service_id: newId, name })))
       .execute();
   }
   let parents = await loadParents(db);
@@ -41,7 +40,9 @@ async function createParents(db: HashmapDb, writes: HashmapWrites): Promise<Stor
     for (const fields of chunks(writes.fields)) {
       await db
         .insertInto('hashmap_fields')
-        .values(fields.map(({ service, field }) => ({ field_id: randomUUID(), name: field ?? '', service_id: parents.services.get(service)?.id ?? 0 })))
+        .values(
+          fields.map(({ name: { service, field }, newId }) => ({ field_id: newId, name: field ?? '', service_id: parents.services.get(service)?.id ?? 0 })),
+        )
         .execute();
     }
     parents = await loadParents(db);
@@ -87,7 +88,7 @@ export async function writeHashmapPlan(db: HashmapDb, writes: HashmapWrites, eff
       .insertInto('hashmap_mappings')
       .values(
         rules.map((rule) => ({
-          mapping_id: randomUUID(),
+          mapping_id: rule.newId,
           value: rule.value,
           cost: rule.cost,
           map_type: rule.type,
@@ -113,7 +114,7 @@ export async function writeHashmapPlan(db: HashmapDb, writes: HashmapWrites, eff
       .insertInto('hashmap_thresholds')
       .values(
         rules.map((rule) => ({
-          threshold_id: randomUUID(),
+          threshold_id: rule.newId,
           level: rule.level,
           cost: rule.cost,
           map_type: rule.type,

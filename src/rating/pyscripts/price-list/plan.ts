@@ -18,7 +18,8 @@ export interface ScriptWrites {
   remove: number[];
   end: number[];
   moveEnds: { id: number; end: Date | null }[];
-  insert: { script: DocumentScript; start: Date }[];
+  /** New versions, with the `script_id` chosen when planned (the audit trail names it). */
+  insert: { script: DocumentScript; start: Date; newId: string }[];
 }
 
 /** A script in a diff's terms (the API's names; `checksum` stands for the source, `data` is left out). */
@@ -38,8 +39,13 @@ export function planScripts(
   wanted: readonly DocumentScript[],
   stored: readonly StoredScript[],
   effectiveAt: Date,
-): { changes: PriceListChange[]; writes: ScriptWrites } {
+): { changes: PriceListChange[]; objectIds: Map<PriceListChange, string>; writes: ScriptWrites } {
   const changes: PriceListChange[] = [];
+  const objectIds = new Map<PriceListChange, string>();
+  const record = (change: PriceListChange, objectId: string) => {
+    changes.push(change);
+    objectIds.set(change, objectId);
+  };
   const writes: ScriptWrites = { remove: [], end: [], moveEnds: [], insert: [] };
   const names = new Set([...wanted.map((script) => script.name), ...stored.map((script) => script.name)]);
   const path = (name: string, start?: Date) =>
@@ -54,42 +60,49 @@ export function planScripts(
         keep: (old, next) => {
           if (sameTime(old.end, next.end)) return;
           writes.moveEnds.push({ id: old.id, end: next.end });
-          changes.push({
-            action: 'updated',
-            resource: 'script',
-            path: path(name, old.start),
-            before: scriptTerms(old),
-            after: { ...scriptTerms(old), end: formatOptionalApiDateTime(next.end) },
-          });
+          record(
+            {
+              action: 'updated',
+              resource: 'script',
+              path: path(name, old.start),
+              before: scriptTerms(old),
+              after: { ...scriptTerms(old), end: formatOptionalApiDateTime(next.end) },
+            },
+            old.scriptId,
+          );
         },
         add: (next, start, old) => {
-          writes.insert.push({ script: next, start });
+          const newId = randomUUID();
+          writes.insert.push({ script: next, start, newId });
           if (!old) {
-            changes.push({ action: 'added', resource: 'script', path: path(name, start), after: scriptTerms(next, start) });
+            record({ action: 'added', resource: 'script', path: path(name, start), after: scriptTerms(next, start) }, newId);
             return;
           }
           if (old.start.getTime() < start.getTime()) writes.end.push(old.id);
           else writes.remove.push(old.id);
-          changes.push({ action: 'replaced', resource: 'script', path: path(name, start), before: scriptTerms(old), after: scriptTerms(next, start) });
+          record({ action: 'replaced', resource: 'script', path: path(name, start), before: scriptTerms(old), after: scriptTerms(next, start) }, newId);
         },
         end: (old) => {
           writes.end.push(old.id);
-          changes.push({
-            action: 'ended',
-            resource: 'script',
-            path: path(name),
-            before: scriptTerms(old),
-            after: { ...scriptTerms(old), end: formatOptionalApiDateTime(effectiveAt) },
-          });
+          record(
+            {
+              action: 'ended',
+              resource: 'script',
+              path: path(name),
+              before: scriptTerms(old),
+              after: { ...scriptTerms(old), end: formatOptionalApiDateTime(effectiveAt) },
+            },
+            old.scriptId,
+          );
         },
         remove: (old) => {
           writes.remove.push(old.id);
-          changes.push({ action: 'deleted', resource: 'script', path: path(name, old.start), before: scriptTerms(old) });
+          record({ action: 'deleted', resource: 'script', path: path(name, old.start), before: scriptTerms(old) }, old.scriptId);
         },
       },
     );
   }
-  return { changes, writes };
+  return { changes, objectIds, writes };
 }
 
 /** Writes the scripts' changes in the apply's transaction. */
@@ -112,11 +125,11 @@ export async function writeScripts(db: PyscriptsDb, writes: ScriptWrites, effect
       .where('id', '=', id)
       .execute();
   }
-  for (const { script, start } of writes.insert) {
+  for (const { script, start, newId } of writes.insert) {
     await db
       .insertInto('pyscripts_scripts')
       .values({
-        script_id: randomUUID(),
+        script_id: newId,
         name: script.name,
         data: deflateSync(Buffer.from(script.data, 'utf8')),
         checksum: script.checksum,

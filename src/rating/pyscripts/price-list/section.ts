@@ -45,9 +45,10 @@ export function pyscriptsPriceList(compiler: ScriptCompiler | undefined): PriceL
     },
     async planSection(transaction, scripts, context) {
       const stored = await loadScripts(scriptTables(transaction), context.effectiveAt, context.times);
-      const { changes, writes } = planScripts(scripts, stored, context.effectiveAt);
+      const { changes, objectIds, writes } = planScripts(scripts, stored, context.effectiveAt);
       return {
         changes,
+        objectIds,
         unversioned: [],
         write: (writeTransaction, audit) => writeScripts(scriptTables(writeTransaction), writes, context.effectiveAt, audit, context.times),
       };
