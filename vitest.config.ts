@@ -70,7 +70,7 @@ const ON_EVERY_DATABASE = [
     'time-zone',
     'versioning',
   ].map((name) => `test/http/${name}.test.ts`),
-  ...['atomicity', 'concurrency', 'price-change', 'round-trip', 'scheduled'].map((name) => `test/price-list/${name}.test.ts`),
+  ...['atomicity', 'audit', 'concurrency', 'price-change', 'round-trip', 'scheduled'].map((name) => `test/price-list/${name}.test.ts`),
 ];
 
 /** SQLite has no server to lose; adopting CloudKitty databases is for its production databases only. */

@@ -40,6 +40,7 @@ describe('its table', () => {
       '0005_cloudkitty_layout',
       '0006_time_zone',
       '0007_changes',
+      '0008_change_details',
       'fixed_fee_0001_fees',
       'hashmap_0002_names_by_validity',
       'pyscripts_0001_scripts',

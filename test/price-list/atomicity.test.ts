@@ -2,8 +2,8 @@
  * docs/price-list.md §3: an apply is one transaction. A server process applying a document of
  * 20,000 mappings logs `price list: writing` inside the transaction, just before its first write;
  * it is killed (SIGKILL) the moment that line appears. Restarted on the same database, the export
- * is exactly what it was before the apply: nothing of it was written. Then the same apply, left
- * to finish, writes it all.
+ * is exactly what it was before the apply: nothing of it was written, nor any of its audit trail
+ * (api.md §9). Then the same apply, left to finish, writes it all, with one change per rule.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,13 @@ import { startServerProcess, type ServerProcess } from '../helpers/server.js';
 import { applyPath, applyTo, content, exportedFrom, type PriceListDocument } from './price-list.js';
 
 const MAPPINGS = 20_000;
+
+/** The audit trail's total (GET /v2/rating/changes), with `query`'s filters. */
+async function changesOf(server: ServerProcess, query = ''): Promise<{ total: number }> {
+  const response = await fetch(`${server.url}/v2/rating/changes?limit=1&${query}`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as { total: number };
+}
 
 const small: PriceListDocument = {
   groups: ['discounts'],
@@ -54,6 +61,9 @@ describe(`an apply killed inside its transaction on ${testDatabaseKind()}`, () =
     expect(first.status).toBe(200);
     const before = await exportedFrom(server);
     expect(before.revision).toBe(first.body.revision);
+    const changesBefore = (await changesOf(server)).total;
+    // The first apply: its entry, its group, service, field and mapping.
+    expect((await changesOf(server, `revision=${first.body.revision}`)).total).toBe(5);
 
     // Kill the process on the line, before anything else it does after it.
     const victim = server;
@@ -88,6 +98,10 @@ describe(`an apply killed inside its transaction on ${testDatabaseKind()}`, () =
     const after = await exportedFrom(server);
     expect(after.revision).toBe(before.revision);
     expect(content(after)).toEqual(content(before));
+    // Nor anything of its audit trail (api.md §9): the trail holds the first apply and its rule changes only.
+    const trail = await changesOf(server);
+    expect(trail.total).toBe(changesBefore);
+    expect((await changesOf(server, `revision=${before.revision + 1}`)).total).toBe(0);
 
     // The same document, left alone, is written whole.
     const done = await applyTo(server, body);
@@ -96,5 +110,7 @@ describe(`an apply killed inside its transaction on ${testDatabaseKind()}`, () =
     const written = await exportedFrom(server);
     const mappings = Object.values(written.services.compute.fields as Record<string, { mappings: unknown[] }>).flatMap((field) => field.mappings);
     expect(mappings).toHaveLength(MAPPINGS + 1);
+    // Its audit trail too: the apply's entry and one change per rule and field it made.
+    expect((await changesOf(server, `revision=${done.body.revision}`)).total).toBe(1 + MAPPINGS + 1 + 20);
   });
 });
