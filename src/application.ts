@@ -48,6 +48,8 @@ export interface TariffAppOptions {
    * default: new ones when `config.metrics` is on.
    */
   metrics?: TariffMetrics;
+  /** Keep the rating snapshot current without waiting for quotes (see `RatingApiOptions.watchRules`); the server's. */
+  watchRules?: boolean;
 }
 
 /**
@@ -57,7 +59,16 @@ export interface TariffAppOptions {
  *
  * @throws ConfigurationError when the policy file (Keystone mode) cannot be loaded.
  */
-export function buildTariffApp({ config, database, modules, logger, loggerInstance, keystoneClient, ...options }: TariffAppOptions): Promise<TariffApp> {
+export function buildTariffApp({
+  config,
+  database,
+  modules,
+  logger,
+  loggerInstance,
+  keystoneClient,
+  watchRules,
+  ...options
+}: TariffAppOptions): Promise<TariffApp> {
   const metrics = options.metrics ?? (config.metrics ? new TariffMetrics() : undefined);
   const rating = ratingApi({
     database,
@@ -77,6 +88,7 @@ export function buildTariffApp({ config, database, modules, logger, loggerInstan
     },
     changesMaxLimit: config.changesMaxLimit,
     runningRuleUpdates: config.runningRuleUpdates,
+    watchRules,
   });
   // CloudKitty's routes Tariff does not serve: forwarded to its API, or a 404 naming the setting.
   const routes = async (app: TariffApp) => {

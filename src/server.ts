@@ -143,16 +143,15 @@ export async function startServer(config: TariffConfig, options: StartOptions = 
             queueWaitMs: config.sandboxQueueWaitMs,
             tenantRuns: config.sandboxTenantRuns,
             metrics,
+            log: logger,
           })
         : undefined;
     const modules = ratingModules({ sandbox });
     const applied = await migrateForStart(config, database, modules.migrations());
-    // Warming the workers (pyodide, ~3 s) must not delay serving: runs wait for it.
-    sandbox?.start().then(
-      () => logger.info({ workers: config.sandboxWorkers }, 'pyscripts sandbox ready'),
-      (error: unknown) => logger.error({ err: error }, 'pyscripts sandbox failed to start'),
-    );
-    const app = await buildTariffApp({ config, database, modules, loggerInstance: logger, metrics });
+    // The sandbox's workers start (in the background: runs wait for them) only while an enabled
+    // pyscripts module has a script, and stop when none does (issue 26: ~150 MB each). The watch
+    // of the rules tells the module, here and when another process changes the configuration.
+    const app = await buildTariffApp({ config, database, modules, loggerInstance: logger, metrics, watchRules: sandbox !== undefined });
     // Requests still in flight when stop() is called answer with `Connection: close`: otherwise
     // their keep-alive connections, idle only after close() reaped the idle ones, would hold the
     // shutdown open until the client or the keep-alive timeout drops them. A plain hook with

@@ -44,6 +44,16 @@ export type QuoteRefusalReason = 'process' | 'tenant' | 'answer_size';
 
 const QUOTE_REFUSAL_REASONS: readonly QuoteRefusalReason[] = ['process', 'tenant', 'answer_size'];
 
+/**
+ * Why a PyScripts script run (a quote's scripts) failed: `timeout` (past `TARIFF_SCRIPT_TIMEOUT_MS`),
+ * `memory` (past `TARIFF_SCRIPT_MEMORY_MB`), `crash` (the worker crashed), `error` (a script
+ * raised), `refused_output` (a script left a `data` Tariff refuses: not a dataframe, or a decimal
+ * out of range).
+ */
+export type ScriptFailureKind = 'timeout' | 'memory' | 'crash' | 'error' | 'refused_output';
+
+const SCRIPT_FAILURE_KINDS: readonly ScriptFailureKind[] = ['timeout', 'memory', 'crash', 'error', 'refused_output'];
+
 /** The connections of the database pool at one moment (SQLite: its one connection). */
 export interface PoolStatistics {
   /** Connections lent to a query or a transaction. */
@@ -160,6 +170,12 @@ export class TariffMetrics {
     buckets: WORK_BUCKETS,
     registers: [this.registry],
   });
+  private readonly scriptFailures = new Counter({
+    name: 'tariff_pyscripts_script_failures_total',
+    help: "PyScripts script runs (a quote's scripts together) that failed, by kind: timeout, memory, crash (the worker crashed), error (a script raised), refused_output (a script left a data Tariff refuses).",
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
   private poolSource: (() => PoolStatistics) | undefined;
   private rulesSource: (() => RulesStatistics) | undefined;
   private sandboxSource: (() => SandboxStatistics) | undefined;
@@ -188,6 +204,7 @@ export class TariffMetrics {
     for (const kind of FORWARD_ERROR_KINDS) this.forwardErrors.labels(kind).inc(0);
     for (const reason of CONNECTION_CUT_REASONS) this.connectionsCut.labels(reason).inc(0);
     for (const reason of QUOTE_REFUSAL_REASONS) this.quoteRefusals.labels(reason).inc(0);
+    for (const kind of SCRIPT_FAILURE_KINDS) this.scriptFailures.labels(kind).inc(0);
     this.gauge('tariff_database_pool_connections_in_use', 'Database connections lent to a query or a transaction.', () => this.poolSource?.().inUse);
     this.gauge('tariff_database_pool_connections_idle', 'Database connections open and free.', () => this.poolSource?.().idle);
     this.gauge('tariff_database_pool_waiting', 'Queries and transactions waiting for a database connection.', () => this.poolSource?.().waiting);
@@ -280,6 +297,11 @@ export class TariffMetrics {
   /** Records the duration of one sandbox script run, in seconds. */
   sandboxRun(seconds: number): void {
     this.sandboxRunDurations.observe(seconds);
+  }
+
+  /** Counts one failed PyScripts script run, by {@link ScriptFailureKind}. */
+  scriptFailed(kind: ScriptFailureKind): void {
+    this.scriptFailures.labels(kind).inc();
   }
 
   /** Where the pool gauges are read at each scrape (the last database opened with these metrics). */

@@ -47,6 +47,12 @@ export interface RatingApiOptions {
   runningRuleUpdates: RunningRuleUpdates;
   /** Where priced quotes are counted (`GET /metrics`); absent when metrics are off. */
   metrics?: TariffMetrics;
+  /**
+   * Keep the rating snapshot current while the app is open, without waiting for quotes
+   * (`RatingSnapshotCache.watch`): the server's, so the modules learn of configuration changes
+   * (the pyscripts sandbox starts and stops its workers). Default false (tests' apps).
+   */
+  watchRules?: boolean;
 }
 
 /** {@link RatingApiOptions} and whether to hide the routes from the OpenAPI document. */
@@ -122,6 +128,10 @@ const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, optio
  */
 export function ratingApi(options: RatingApiOptions): (app: FastifyInstance) => Promise<void> {
   return async (app) => {
+    if (options.watchRules) {
+      const stopWatching = options.snapshots.watch();
+      app.addHook('onClose', async () => stopWatching());
+    }
     const quoteAdmission = new QuoteAdmission(options.quoteBudgets);
     options.metrics?.watchQuoteBytes(() => quoteAdmission.bytesInFlight);
     await app.register(ratingRoutesV1, { prefix: '/v1/rating', ...options, quoteAdmission, hidden: false });

@@ -92,6 +92,13 @@ export interface RatingModule<Rules = unknown> {
    */
   loadRules(database: Database, snapshot: Transaction): Promise<Rules>;
   /**
+   * Told the module's rules and whether it is enabled each time this process loads a rating
+   * snapshot (a configuration change here or, within about a second, in another process sharing
+   * the database: `quote/snapshot.ts`). A module holding a resource only while it has rules starts
+   * or stops it here (pyscripts: the sandbox's workers, issue 26). Must not throw or wait.
+   */
+  rulesLoaded?(rules: Rules, enabled: boolean): void;
+  /**
    * Prices a dataframe when the module is enabled, in its turn (descending priority, ties by
    * name): adds to each point's `price` (and `explain`), or replaces the points. Synchronous
    * modules return nothing; a module that waits (PyScripts) returns a promise.

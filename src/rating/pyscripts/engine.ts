@@ -5,15 +5,15 @@
  * back exactly and must be in range.
  */
 import { quoteValue, TariffError } from '../../kernel/errors.js';
-import type { Exact } from '../common/exact.js';
+import { Exact } from '../common/exact.js';
 import { QuoteDecimalError, readQuoteDecimal } from '../common/quote-decimal.js';
-import { dataframeToJson, type JsonDataframe, type PricedPoint, type RatingDataframe } from '../contract/dataframe.js';
+import { dataframeToJson, type ExplainEntry, type JsonDataframe, type PricedPoint, type RatingDataframe } from '../contract/dataframe.js';
 import type { PricingContext } from '../contract/rating-module.js';
 import { SandboxUnavailableError } from './errors.js';
 import type { LiveScript } from './repository.js';
 import { SandboxBusyError, SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError } from './sandbox/errors.js';
 import { sandboxBusyFault } from './sandbox/faults.js';
-import type { RunOptions, ScriptSource } from './sandbox/types.js';
+import type { RunOptions, ScriptPrices, ScriptSource } from './sandbox/types.js';
 
 /** Runs scripts over a dataframe (the PyScripts sandbox). */
 export interface ScriptRunner {
@@ -24,6 +24,8 @@ export interface ScriptRunner {
    * @throws the sandbox's errors (`sandbox/errors.ts`).
    */
   run(scripts: ScriptSource[], dataframe: JsonDataframe, options?: RunOptions): Promise<JsonDataframe>;
+  /** Counts a run whose output Tariff refused (a decimal out of range) among the script failures. */
+  outputRefused?(): void;
 }
 
 /**
@@ -55,29 +57,104 @@ function scriptDecimal(value: unknown, where: string, maxExponent: number, scrip
 
 /**
  * Reads back the dataframe the scripts left. A point keeps its earlier contributions (`explain`)
- * when its service still has as many points as before.
+ * when its service still has as many points as before; with `traced` (explaining), each script
+ * that changed a point's price adds a {@link ScriptEffect} to it.
  */
 function fromScripts(
   dataframe: JsonDataframe,
   before: Map<string, PricedPoint[]>,
   maxExponent: number,
   scripts: readonly { name: string }[],
+  traced: ScriptPrices[] | undefined,
 ): Map<string, PricedPoint[]> {
   const services = new Map<string, PricedPoint[]>();
   for (const [service, points] of Object.entries(dataframe.usage)) {
     const previous = before.get(service);
     const sameShape = previous !== undefined && previous.length === points.length;
+    const explained = traced ? scriptEffects(service, previous, traced, scripts, points.length) : undefined;
     services.set(
       service,
       points.map((point, index) => ({
         point,
         quantity: scriptDecimal(point.vol?.qty, `usage.${service}[${index}].vol.qty`, maxExponent, scripts),
         price: scriptDecimal(point.rating?.price ?? '0', `usage.${service}[${index}].rating.price`, maxExponent, scripts),
-        explain: sameShape ? previous[index].explain : previous?.[0]?.explain ? [] : undefined,
+        explain: explained ? explained[index] : sameShape ? previous[index].explain : previous?.[0]?.explain ? [] : undefined,
       })),
     );
   }
   return services;
+}
+
+/**
+ * One script's effect on a point's price, in the point's v2 quote `explain` (docs/api.md): the
+ * script's name, the price before and after it (decimal text, for the collection period), and
+ * after − before. fix (issue 26): the explain left the scripts out, so a total with a script's
+ * discount did not add up from its entries.
+ */
+export interface ScriptEffect extends ExplainEntry {
+  module: 'pyscripts';
+  script: string;
+  price_before: string;
+  price_after: string;
+  delta: string;
+}
+
+const MINUS_ONE = Exact.from(-1);
+
+/**
+ * The `explain` entries of a service's points after the scripts: the earlier modules' entries,
+ * then one {@link ScriptEffect} for each script that changed the point's price. Points are
+ * followed by position while a script leaves the service as many points as it found; a script that
+ * adds or removes points of the service starts its points' entries afresh (they are not the
+ * points the earlier entries were about). Undefined when the trace does not match the result.
+ */
+function scriptEffects(
+  service: string,
+  previous: PricedPoint[] | undefined,
+  traced: ScriptPrices[],
+  scripts: readonly { name: string }[],
+  finalLength: number,
+): ExplainEntry[][] | undefined {
+  let prices: string[] | undefined = previous?.map((working) => working.price.toString());
+  let entries: ExplainEntry[][] = previous?.map((working) => [...(working.explain ?? [])]) ?? [];
+  for (let index = 0; index < traced.length; index += 1) {
+    const after = traced[index]?.[service];
+    if (after === undefined) {
+      prices = undefined;
+      entries = [];
+      continue;
+    }
+    if (prices === undefined || prices.length !== after.length) {
+      entries = after.map(() => []);
+    } else {
+      for (let point = 0; point < after.length; point += 1) {
+        if (samePrice(prices[point], after[point])) continue;
+        entries[point].push(scriptEffect(scripts[index]?.name ?? '?', prices[point], after[point]));
+      }
+    }
+    prices = after;
+  }
+  return entries.length === finalLength ? entries : undefined;
+}
+
+/** Whether two price texts are the same number (`0.0000001` and Python's `1E-7` are). */
+function samePrice(left: string, right: string): boolean {
+  if (left === right) return true;
+  try {
+    return Exact.from(left).eq(Exact.from(right));
+  } catch {
+    return false;
+  }
+}
+
+function scriptEffect(script: string, before: string, after: string): ScriptEffect {
+  let delta: string;
+  try {
+    delta = Exact.from(after).plus(Exact.from(before).times(MINUS_ONE)).toString();
+  } catch {
+    delta = '';
+  }
+  return { module: 'pyscripts', script, price_before: before, price_after: after, delta };
 }
 
 /**
@@ -99,14 +176,20 @@ export async function priceWithScripts(
   const active = scripts.filter((script) => script.start <= context.at && (script.end === null || script.end > context.at));
   if (active.length === 0) return;
   if (!runner) throw new SandboxUnavailableError();
+  let traced: ScriptPrices[] | undefined;
   const result = await runner
     .run(
       active.map(({ name, source }) => ({ name, source })),
       dataframeToJson(dataframe, false),
-      { tenant: context.caller },
+      { tenant: context.caller, ...(context.explain ? { tracePrices: (prices: ScriptPrices[]) => (traced = prices) } : {}) },
     )
     .catch((error: unknown) => {
       throw scriptFailure(error);
     });
-  dataframe.services = fromScripts(result, dataframe.services, context.maxDecimalExponent, active);
+  try {
+    dataframe.services = fromScripts(result, dataframe.services, context.maxDecimalExponent, active, traced);
+  } catch (error) {
+    runner.outputRefused?.();
+    throw error;
+  }
 }

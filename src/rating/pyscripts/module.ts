@@ -13,8 +13,17 @@ import { ScriptRepository, type LiveScript } from './repository.js';
 import { scriptRoutes } from './routes.js';
 import { pyscriptsPriceList } from './price-list/section.js';
 
-/** What the module needs of the PyScripts sandbox (`sandbox/pool.ts`'s `ScriptSandbox`): runs and compile checks. */
-export type PyscriptsSandbox = ScriptRunner & ScriptCompiler;
+/** Told whether scripts need the sandbox's workers (`ScriptSandbox.setDemand`). */
+export interface WorkerDemand {
+  /** True while the module is enabled and has a script (live, of any validity); false otherwise. */
+  setDemand?(needed: boolean): void;
+}
+
+/**
+ * What the module needs of the PyScripts sandbox (`sandbox/pool.ts`'s `ScriptSandbox`): runs and
+ * compile checks, and being told when scripts need its workers.
+ */
+export type PyscriptsSandbox = ScriptRunner & ScriptCompiler & WorkerDemand;
 
 /**
  * The pyscripts module on a sandbox: configured under `module_config/pyscripts`, hot-config.
@@ -34,6 +43,8 @@ export function pyscriptsModule(sandbox: PyscriptsSandbox | undefined): RatingMo
     routes,
     changeKinds: ['script'],
     loadRules: (database, snapshot) => new ScriptRepository(database).loadLive(snapshot),
+    // Workers only while they can be needed: a quote may be rated at any time, so any script counts.
+    rulesLoaded: (scripts, enabled) => sandbox?.setDemand?.(enabled && scripts.length > 0),
     price: (scripts, dataframe, context) => priceWithScripts(scripts, dataframe, context, sandbox),
     priceList: pyscriptsPriceList(sandbox),
   };

@@ -5,6 +5,10 @@
  * `tariff_config_version` shows a write by another process sharing the database (checked at most
  * once a second), never reloaded per request. A load reads everything in one read-only
  * transaction, so a snapshot is one whole configuration, the one of its revision.
+ *
+ * With {@link RatingSnapshotCache.watch} (the server's), the cache also looks once a second
+ * without a quote asking, and tells each module its rules as loaded (`RatingModule.rulesLoaded`):
+ * how the pyscripts module learns, in every process, that a script or its module state changed.
  */
 import type { Database } from '../../database/connection.js';
 import { inReadSnapshot, readRevision } from '../../database/transaction.js';
@@ -159,7 +163,34 @@ export class RatingSnapshotCache {
     if (localWrites === this.database.writes.count && generation === this.generation) {
       this.loaded = loaded;
       this.checkedAt = Date.now();
+      const enabled = new Set(order.map((step) => step.module.name));
+      for (const module of registered) module.rulesLoaded?.(rulesByName.get(module.name)?.rules, enabled.has(module.name));
     }
     return loaded;
+  }
+
+  /**
+   * Keeps the snapshot current without waiting for a quote: loads it now, then looks at the
+   * configuration's revision every `intervalMs` (a write through this process or another one
+   * sharing the database reloads it, and the modules are told: `RatingModule.rulesLoaded`). A load
+   * that fails (the database is away) is tried again at the next tick; quotes report such faults.
+   *
+   * @returns stops the watch.
+   */
+  watch(intervalMs: number = VERSION_CHECK_INTERVAL_MS): () => void {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    const tick = () => {
+      void this.current()
+        .catch(() => undefined)
+        .then(() => {
+          if (!stopped) timer = setTimeout(tick, intervalMs).unref();
+        });
+    };
+    tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }
 }

@@ -2,10 +2,13 @@
  * The child program: what runs inside each sandbox worker process (the API process's handle on
  * that process is `worker-process.ts`).
  *
- * {@link runChildProgram} is never called in the API process. `worker-process.ts` serialises it
- * with `Function.prototype.toString` and starts it with `node -e` under Node's permission model,
- * so it must stay self-contained: no imports, no reference to anything outside its own body (Node
- * modules come from `process.getBuiltinModule`, pyodide from `importModule`).
+ * {@link runChildProgram} is never called in the API process. `worker-process.ts` starts this
+ * file as the main module of a worker process under Node's permission model (which allows reading
+ * it and the pyodide package, nothing else), and sends the {@link WorkerConfig} as the first IPC
+ * message (fix, issue 26: the program and its Python were inlined in the command line, 38 KB of
+ * `ps` and `top`). It must stay self-contained: no imports but types (Node modules come from
+ * `process.getBuiltinModule`, pyodide from `importModule`); it runs as `.js` from dist/ and as
+ * `.ts`, its types stripped by Node, from src/ (the tests).
  *
  * Order matters. Before pyodide loads: the `process.binding('constants')` shim, network functions
  * replaced by throwing ones, child processes by failing ones, and the cap on the interpreter's
@@ -13,7 +16,7 @@
  * system made read-only, the interrupt hook installed, the Python harness set up, and the host
  * objects a script could reach through JavaScript (`process`, `require`) removed from the globals.
  */
-import type { Outcome, WorkerConfig, WorkerMessage, WorkerRequest } from './protocol.js';
+import type { Outcome, WorkerConfig, WorkerMessage, WorkerRequest, WorkerStart } from './protocol.js';
 
 /** The slice of pyodide's API the worker uses. */
 interface Pyodide {
@@ -29,7 +32,7 @@ interface Pyodide {
  * one at a time, and exits when the channel closes.
  *
  * @param config - what to load and the memory cap.
- * @param importModule - `(url) => import(url)`, defined by the `-e` program itself.
+ * @param importModule - `(url) => import(url)`, defined by this module (below).
  */
 export async function runChildProgram(config: WorkerConfig, importModule: (url: string) => Promise<unknown>): Promise<void> {
   const proc = process;
@@ -327,18 +330,21 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
   const run = (request: Extract<WorkerRequest, { kind: 'run' }>): Outcome => {
     const begun = failed(call('begin', JSON.stringify(request.scripts), request.dataframe), -1);
     if (begun) return begun;
+    const prices: Array<Record<string, string[]>> = [];
     for (let index = 0; index < request.scripts.length; index++) {
       current = index;
       send({ kind: 'script', id: request.id, index });
       if (deadline === 0) deadline = Date.now() + request.budgetMs;
-      const outcome = failed(call('exec', String(index)), index);
+      const answer = call('exec', String(index), request.tracePrices ? '1' : '');
+      const outcome = failed(answer, index);
       if (outcome) return outcome;
+      if (request.tracePrices) prices.push(answer.prices as Record<string, string[]>);
     }
     deadline = 0;
     send({ kind: 'scripts-done', id: request.id });
     current = request.scripts.length;
     const text = dispatch('finish');
-    if (text.startsWith('=')) return { type: 'ok', dataframe: text.slice(1) };
+    if (text.startsWith('=')) return request.tracePrices ? { type: 'ok', dataframe: text.slice(1), prices } : { type: 'ok', dataframe: text.slice(1) };
     return failed(JSON.parse(text.slice(1)) as Answer, current) ?? { type: 'fatal', index: current, detail: 'unexpected answer' };
   };
 
@@ -358,4 +364,11 @@ export async function runChildProgram(config: WorkerConfig, importModule: (url: 
     send({ kind: 'outcome', id: request.id, outcome });
   });
   send({ kind: 'ready' });
+}
+
+// The main module of a worker process: wait for the configuration, then serve.
+if (import.meta.main) {
+  process.once('message', (message: WorkerStart) => {
+    void runChildProgram(message.config, (url) => import(url));
+  });
 }

@@ -5,9 +5,10 @@
 # - compile(name, source) -> {"ok": true} or {"ok": false, "message", "line", "column"};
 # - begin(scripts_json, dataframe_json) -> {"status": "ok"} or {"status": "input-error", ...}:
 #   resets the interpreter's shared state (see _restore) and converts the dataframe;
-# - exec(index) -> runs script index with a fresh global namespace holding data:
-#   {"status": "ok"}, {"status": "raised", "exception", "detail", "line"} or
-#   {"status": "invalid", "detail"};
+# - exec(index, trace) -> runs script index with a fresh global namespace holding data:
+#   {"status": "ok"} (with trace "1": and "prices", each service's point prices as decimal text
+#   after the script, for the quote's explain), {"status": "raised", "exception", "detail", "line"}
+#   or {"status": "invalid", "detail"};
 # - finish() -> "=" + the dataframe's JSON text, or "!" + an error object.
 #
 # Any op may answer {"status": "interrupted"} (the time ran out inside the dispatcher itself) or
@@ -110,7 +111,14 @@ def _op_begin(scripts_json, dataframe_json):
     return {'status': 'ok'}
 
 
-def _op_exec(index):
+def _prices_of(data):
+    """Each service's point prices as decimal text (data is checked: every price converts)."""
+    return {service: [str(_to_decimal(point['rating']['price'], ('usage', service, index, 'rating', 'price')))
+                      for index, point in enumerate(points)]
+            for service, points in _points_of(data)}
+
+
+def _op_exec(index, trace=False):
     name, source = _run['scripts'][index]
     try:
         code = _code_of(name, source)
@@ -138,6 +146,8 @@ def _op_exec(index):
     except DataframeError as error:
         return {'status': 'invalid', 'detail': str(error)}
     _run['data'] = data
+    if trace:
+        return {'status': 'ok', 'prices': _prices_of(data)}
     return {'status': 'ok'}
 
 
@@ -152,7 +162,7 @@ def _op_finish():
 def dispatch(op, a='', b=''):
     try:
         if op == 'exec':
-            result = _op_exec(int(a))
+            result = _op_exec(int(a), b == '1')
         elif op == 'begin':
             result = _op_begin(a, b)
         elif op == 'finish':

@@ -8,6 +8,6 @@
  */
 export { ScriptSandbox } from './pool.js';
 export { SandboxBusyError, SandboxError, ScriptError, ScriptResourceError, ScriptTimeoutError, type BusyReason } from './errors.js';
-export type { CompileResult, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
+export type { CompileResult, RunOptions, SandboxOptions, SandboxStats, ScriptPrices, ScriptSource } from './types.js';
 /** The dataframe the sandbox exchanges: the rating modules' JSON dataframe. */
 export type { JsonDataframe, JsonPoint } from '../../contract/dataframe.js';

@@ -12,9 +12,9 @@ import { spoilsWorker, type Outcome, type WorkerConfig, type WorkerRequest } fro
 import { RequestQueue, type Job } from './queue.js';
 import { RestartPolicy } from './restarts.js';
 import type { JsonDataframe } from '../../contract/dataframe.js';
-import type { CompileResult, RunOptions, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
+import type { CompileResult, RunOptions, SandboxLog, SandboxOptions, SandboxStats, ScriptSource } from './types.js';
 import { WorkerProcess, type WorkerLimits } from './worker-process.js';
-import type { TariffMetrics } from '../../../kernel/metrics.js';
+import type { ScriptFailureKind, TariffMetrics } from '../../../kernel/metrics.js';
 
 /**
  * Runs PyScripts (rating.md §6) in a pool of confined worker processes, each with CPython
@@ -47,6 +47,17 @@ export class ScriptSandbox {
   private closed = false;
   private bootTimer: NodeJS.Timeout | null = null;
   private lastStartError = '';
+  /**
+   * Bumped when the workers are stopped (no script needs them) or the pool is closed: a start
+   * begun before ends quietly, since its workers were killed on purpose, not by a failure.
+   */
+  private epoch = 0;
+  /** Workers killed because they were no longer needed: their exit is neither a kill nor a failure. */
+  private readonly retired = new WeakSet<WorkerProcess>();
+  /** What {@link setDemand} last said; undefined: never told (the workers stay once started). */
+  private demand: boolean | undefined;
+  private retireTimer: NodeJS.Timeout | null = null;
+  private readonly log: SandboxLog | undefined;
   private replaced = 0;
   private timedOut = 0;
   private crashed = 0;
@@ -73,6 +84,7 @@ export class ScriptSandbox {
       retryAfterSeconds: Math.max(1, Math.ceil(this.timeoutMs / 1000)),
     });
     this.metrics = options.metrics;
+    this.log = options.log;
     this.metrics?.watchSandbox(() => {
       const stats = this.stats();
       return {
@@ -105,29 +117,57 @@ export class ScriptSandbox {
   /**
    * Starts the pool's `poolSize` workers and waits until each has loaded pyodide (about 3 s, in
    * parallel); the spares boot afterwards, in the background. Idempotent; `run` and `compile`
-   * call it when it was not called (their calls wait in the queue meanwhile).
+   * call it when it was not called (their calls wait in the queue meanwhile). A start that the
+   * pool's {@link close} (or a stop of {@link setDemand}) overtakes resolves quietly: its workers
+   * were killed on purpose, which is no failure (fix, issue 26: a server stopped within 10 s of its
+   * start logged "pyscripts sandbox failed to start … SIGKILL" as an error).
    *
    * @throws SandboxError when a worker cannot start (the pool is then empty, and the calls waiting
    *   fail with the same error; a later call retries).
    */
   start(): Promise<void> {
     if (this.closed) return Promise.reject(new SandboxError('The PyScripts sandbox is closed.'));
+    this.cancelRetire();
     this.starting ??= (async () => {
+      const epoch = this.epoch;
       const booted = Array.from({ length: this.poolSize - this.aliveWorkers().length }, () => this.spawnWorker());
       const results = await Promise.allSettled(booted.map((worker) => worker.ready));
+      if (epoch !== this.epoch) return;
       const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
       if (failure) {
         for (const worker of booted) worker.kill();
         this.starting = null;
         const error = new SandboxError(`The PyScripts sandbox cannot start: ${(failure.reason as Error).message}`);
         for (const job of this.queue.drain()) job.reject(error);
+        this.log?.error({ err: error }, 'pyscripts sandbox failed to start');
         throw error;
       }
       this.started = true;
+      this.log?.info({ workers: this.poolSize, spare_workers: this.spareWorkers }, 'pyscripts sandbox ready');
       this.queue.startWaits();
       this.replenish();
     })();
     return this.starting;
+  }
+
+  /**
+   * Says whether scripts need the workers: Tariff calls it with each rating snapshot it loads
+   * (true while the pyscripts module is enabled and has a script). True starts the workers (in the
+   * background; a start failure is logged, and calls waiting then fail with `SandboxError` as with
+   * {@link start}). False stops them once no call is running or waiting, so a process without
+   * scripts holds no worker (~150 MB each). While false, a call (a compile check of a first
+   * script, say) starts them again; they stop {@link UNNEEDED_WORKERS_LINGER_MS} after the last
+   * call ends, unless they became needed meanwhile.
+   */
+  setDemand(needed: boolean): void {
+    this.demand = needed;
+    if (this.closed) return;
+    if (needed) {
+      if (!this.started) this.start().catch(() => {});
+      else this.cancelRetire();
+    } else {
+      this.retireWhenIdle(0);
+    }
   }
 
   /**
@@ -136,6 +176,8 @@ export class ScriptSandbox {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.epoch += 1;
+    this.cancelRetire();
     if (this.bootTimer) clearTimeout(this.bootTimer);
     this.bootTimer = null;
     const workers = [...this.workers];
@@ -184,9 +226,13 @@ export class ScriptSandbox {
       scripts: scripts.map(({ name, source }) => ({ name, source })),
       dataframe: JSON.stringify(dataframe),
       budgetMs: this.timeoutMs,
+      ...(options.tracePrices ? { tracePrices: true } : {}),
     };
     const outcome = await this.submit('run', options.tenant ?? '', request, names);
-    if (outcome.type === 'ok') return JSON.parse(outcome.dataframe) as JsonDataframe;
+    if (outcome.type === 'ok') {
+      if (options.tracePrices && outcome.prices) options.tracePrices(outcome.prices);
+      return JSON.parse(outcome.dataframe) as JsonDataframe;
+    }
     throw this.errorOf(outcome, names);
   }
 
@@ -247,15 +293,75 @@ export class ScriptSandbox {
         if (this.closed && outcome.type !== 'compiled' && outcome.type !== 'ok') job.reject(new SandboxError('The PyScripts sandbox is closed.'));
         else job.resolve(outcome);
         this.pump();
+        this.retireWhenIdle(UNNEEDED_WORKERS_LINGER_MS);
       });
     }
   }
 
-  /** Counts a finished call for `stats()` and the metrics: its kill, if any; a run's duration. */
+  /**
+   * Counts a finished call for `stats()` and the metrics: its kill, if any; a run's duration, and
+   * a failed run by kind (`tariff_pyscripts_script_failures_total`; a dataframe the sandbox could
+   * not take in, invalid or too large, is no script's failure).
+   */
   private count(job: Job, outcome: Outcome, started: number): void {
     if (outcome.type === 'timeout') this.timedOut++;
     else if (outcome.type === 'memory' || outcome.type === 'fatal') this.crashed++;
-    if (job.kind === 'run') this.metrics?.sandboxRun((performance.now() - started) / 1000);
+    if (job.kind !== 'run') return;
+    this.metrics?.sandboxRun((performance.now() - started) / 1000);
+    const failure = FAILURE_KINDS[outcome.type];
+    // Before the first script (loading the dataframe: too large for the memory limit) no script failed.
+    const beforeScripts = 'index' in outcome && outcome.index < 0;
+    if (failure && !beforeScripts) this.metrics?.scriptFailed(failure);
+  }
+
+  /**
+   * Counts a run whose output Tariff refused after the sandbox accepted it (a decimal out of
+   * range: `engine.ts`), as `refused_output`.
+   */
+  outputRefused(): void {
+    this.metrics?.scriptFailed('refused_output');
+  }
+
+  // ---- stopping unneeded workers --------------------------------------------------------------
+
+  /** Whether no call is running or waiting. */
+  private isIdle(): boolean {
+    return this.queue.running + this.queue.compiling + this.queue.queuedRuns + this.queue.queuedCompiles === 0;
+  }
+
+  /** When no script needs the workers and no call is running or waiting: stops them after `delayMs`. */
+  private retireWhenIdle(delayMs: number): void {
+    if (this.demand !== false || this.closed || !this.isIdle() || this.workers.size === 0) return;
+    if (delayMs === 0) {
+      this.retire();
+      return;
+    }
+    this.retireTimer ??= setTimeout(() => {
+      this.retireTimer = null;
+      if (this.demand === false && this.isIdle()) this.retire();
+    }, delayMs).unref();
+  }
+
+  private cancelRetire(): void {
+    if (this.retireTimer) clearTimeout(this.retireTimer);
+    this.retireTimer = null;
+  }
+
+  /** Kills every worker, booting or loaded, as no longer needed; the next call or demand starts the pool again. */
+  private retire(): void {
+    this.cancelRetire();
+    if (this.bootTimer) clearTimeout(this.bootTimer);
+    this.bootTimer = null;
+    const workers = [...this.workers];
+    this.epoch += 1;
+    this.starting = null;
+    this.started = false;
+    this.idle.length = 0;
+    for (const worker of workers) {
+      this.retired.add(worker);
+      worker.kill();
+    }
+    if (workers.length > 0) this.log?.info({ workers: workers.length }, 'pyscripts sandbox stopped: no enabled pyscripts module has a script');
   }
 
   // ---- workers --------------------------------------------------------------------------------
@@ -280,6 +386,7 @@ export class ScriptSandbox {
         this.replenish();
       },
       (error: Error) => {
+        if (this.retired.has(worker)) return;
         this.lastStartError = error.message;
         if (this.started) this.restarts.startFailed();
         worker.kill();
@@ -292,7 +399,7 @@ export class ScriptSandbox {
     this.workers.delete(worker);
     const at = this.idle.indexOf(worker);
     if (at >= 0) this.idle.splice(at, 1);
-    if (this.closed || !this.started) return;
+    if (this.closed || !this.started || this.retired.has(worker)) return;
     if (worker.isReady) this.replaced++;
     // Nobody left to serve the queue and the last boot failed: fail the waiting calls rather
     // than keep callers waiting.
@@ -357,6 +464,21 @@ export class ScriptSandbox {
     }
   }
 }
+
+/**
+ * How long workers that no script needs stay after the last call they served (a compile check of
+ * a first script, whose creation makes them needed a moment later), in ms.
+ */
+export const UNNEEDED_WORKERS_LINGER_MS = 30_000;
+
+/** The failure kind of a run's outcome, for `tariff_pyscripts_script_failures_total`. */
+const FAILURE_KINDS: Partial<Record<Outcome['type'], ScriptFailureKind>> = {
+  timeout: 'timeout',
+  memory: 'memory',
+  fatal: 'crash',
+  raised: 'error',
+  'invalid-data': 'refused_output',
+};
 
 function integerOption(value: number, name: string, minimum: number): number {
   if (!Number.isInteger(value) || value < minimum) throw new RangeError(`${name} must be an integer ≥ ${minimum}, not ${value}`);

@@ -2,9 +2,9 @@
  * Messages between the pool (API process) and a worker process, over Node's IPC channel with
  * `serialization: 'advanced'`. One request at a time per worker; `id` pairs the answers with it.
  */
-import type { CompileResult, ScriptSource } from './types.js';
+import type { CompileResult, ScriptPrices, ScriptSource } from './types.js';
 
-/** What a worker is started with (embedded in its `node -e` program as JSON). */
+/** What a worker is started with (its first IPC message, {@link WorkerStart}). */
 export interface WorkerConfig {
   /** Absolute path of the pyodide package directory (the only path the worker may read). */
   pyodideDir: string;
@@ -14,6 +14,12 @@ export interface WorkerConfig {
   memoryLimitBytes: number;
   /** Python source run once at start-up (`python-source.ts`: conversion.py and harness.py); its last expression is the request dispatcher. */
   python: string;
+}
+
+/** The first message to a worker process: what to start with. */
+export interface WorkerStart {
+  kind: 'start';
+  config: WorkerConfig;
 }
 
 /** A request to a worker. */
@@ -27,13 +33,18 @@ export type WorkerRequest =
       dataframe: string;
       /** Time the scripts may take together, in milliseconds. */
       budgetMs: number;
+      /** Record each point's price after each script (`Outcome` `ok`'s `prices`), for the quote's explain. */
+      tracePrices?: boolean;
     };
 
 /** How a request ended, as the worker reports it (or as the pool concludes when it kills one). */
 export type Outcome =
   | { type: 'compiled'; result: CompileResult }
-  /** The scripts ran; `dataframe` is the resulting JSON text. */
-  | { type: 'ok'; dataframe: string }
+  /**
+   * The scripts ran; `dataframe` is the resulting JSON text. With `tracePrices`, `prices` holds,
+   * for each script in order, each service's point prices (decimal text) after it.
+   */
+  | { type: 'ok'; dataframe: string; prices?: ScriptPrices[] }
   | { type: 'raised'; index: number; exception: string; detail: string; line: number | null }
   | { type: 'invalid-data'; index: number; detail: string }
   /** The dataframe given to `run` is not valid. */

@@ -25,7 +25,15 @@ export interface RunOptions {
    * worker goes to the tenant with the fewest runs in progress (see the sandbox README).
    */
   tenant?: string;
+  /**
+   * When given, the run also records each point's price after each script and hands them to this
+   * function before `run` resolves (the quote's explain: each script's effect on each price).
+   */
+  tracePrices?: (prices: ScriptPrices[]) => void;
 }
+
+/** Each service's point prices (decimal text, in the points' order) after one script. */
+export type ScriptPrices = Record<string, string[]>;
 
 /** Options of a {@link ScriptSandbox}. */
 export interface SandboxOptions {
@@ -68,6 +76,17 @@ export interface SandboxOptions {
   tenantRuns?: number;
   /** Where the workers, the queue, the kills and the run durations are reported (`GET /metrics`). */
   metrics?: TariffMetrics;
+  /**
+   * Where the pool says that its workers are ready, failed to start (an error), or stopped because
+   * no script needs them (a pino logger fits). Default: nothing is logged.
+   */
+  log?: SandboxLog;
+}
+
+/** The slice of a pino logger the sandbox logs through. */
+export interface SandboxLog {
+  info(details: object, message: string): void;
+  error(details: object, message: string): void;
 }
 
 /**

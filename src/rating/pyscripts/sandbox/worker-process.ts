@@ -6,8 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Outcome, WorkerConfig, WorkerMessage, WorkerRequest } from './protocol.js';
-import { runChildProgram } from './child-program.js';
+import { fileURLToPath } from 'node:url';
+import type { Outcome, WorkerConfig, WorkerMessage, WorkerRequest, WorkerStart } from './protocol.js';
 
 /** Limits the parent enforces on a worker. */
 export interface WorkerLimits {
@@ -26,6 +26,11 @@ export interface WorkerLimits {
 /** Node's flag for the permission model: `--permission` where known, else Node 20's name. */
 const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 const RSS_POLL_MS = 100;
+/**
+ * The worker's program, `child-program`: the compiled `.js` beside this module in dist/, the
+ * `.ts` itself (Node strips its types) when this module runs from src/ (the tests).
+ */
+const CHILD_PROGRAM = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './child-program.ts' : './child-program.js', import.meta.url));
 
 interface Pending {
   request: WorkerRequest;
@@ -58,8 +63,10 @@ export class WorkerProcess {
   private resolveExited: () => void = () => {};
 
   /**
-   * Starts a worker process confined by Node's permission model: it may read the pyodide
-   * directory and nothing else, write nothing, start no process and no worker thread.
+   * Starts a worker process confined by Node's permission model: it may read its program file and
+   * the pyodide directory and nothing else, write nothing, start no process and no worker thread.
+   * Its command line names the program file (a few hundred bytes); the configuration, Python
+   * source included, is its first IPC message.
    *
    * @param onExit - called once when the process is gone (killed, crashed or failed to start).
    */
@@ -68,21 +75,21 @@ export class WorkerProcess {
     private readonly limits: WorkerLimits,
     private readonly onExit: (worker: WorkerProcess) => void,
   ) {
-    const program = `const config = ${JSON.stringify(config)};\nawait (${runChildProgram.toString()})(config, (url) => import(url));\n`;
     this.child = spawn(
       process.execPath,
       [
         PERMISSION_FLAG,
         `--allow-fs-read=${config.pyodideDir}`,
+        `--allow-fs-read=${CHILD_PROGRAM}`,
         '--disallow-code-generation-from-strings',
         `--max-old-space-size=${limits.heapLimitMb}`,
         '--no-warnings',
-        '--input-type=module',
-        '-e',
-        program,
+        CHILD_PROGRAM,
       ],
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env: {}, cwd: config.pyodideDir },
     );
+    const start: WorkerStart = { kind: 'start', config };
+    this.child.send(start, () => {});
     // stderr is kept for diagnostics only; it must not keep the API process alive.
     (this.child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
     this.child.stderr?.setEncoding('utf8');
