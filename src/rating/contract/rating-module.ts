@@ -92,9 +92,9 @@ export interface RatingModule<Rules = unknown> {
    */
   loadRules(database: Database, snapshot: Transaction): Promise<Rules>;
   /**
-   * Told the module's rules and whether it is enabled each time this process loads a rating
-   * snapshot (a configuration change here or, within about a second, in another process sharing
-   * the database: `quote/snapshot.ts`). A module holding a resource only while it has rules starts
+   * Told the module's rules and whether it is enabled each time a process that watches its rules
+   * (the server: `RatingSnapshotCache.watch`) loads a rating snapshot: at start, then after a
+   * configuration change here or, within about a second, in another process sharing the database. A module holding a resource only while it has rules starts
    * or stops it here (pyscripts: the sandbox's workers, issue 26). Must not throw or wait.
    */
   rulesLoaded?(rules: Rules, enabled: boolean): void;

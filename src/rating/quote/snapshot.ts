@@ -7,7 +7,7 @@
  * transaction, so a snapshot is one whole configuration, the one of its revision.
  *
  * With {@link RatingSnapshotCache.watch} (the server's), the cache also looks once a second
- * without a quote asking, and tells each module its rules as loaded (`RatingModule.rulesLoaded`):
+ * without a quote asking, and then tells each module its rules as loaded (`RatingModule.rulesLoaded`):
  * how the pyscripts module learns, in every process, that a script or its module state changed.
  */
 import type { Database } from '../../database/connection.js';
@@ -59,6 +59,12 @@ export class RatingSnapshotCache {
   private loading: Loading | undefined;
   private checkedAt = 0;
   private generation = 0;
+  /**
+   * Whether {@link watch} runs: only then are the modules told their rules as loaded (an unwatched
+   * cache learns of other processes' changes only when a quote asks, too late to start or stop
+   * anything by; the tests' apps drive their sandboxes themselves).
+   */
+  private watched = false;
   /** Snapshots read from the database since this cache was created. */
   private reloads = 0;
   /** Reads of a snapshot or of the revision that failed (the quote waiting for it failed too). */
@@ -163,8 +169,10 @@ export class RatingSnapshotCache {
     if (localWrites === this.database.writes.count && generation === this.generation) {
       this.loaded = loaded;
       this.checkedAt = Date.now();
-      const enabled = new Set(order.map((step) => step.module.name));
-      for (const module of registered) module.rulesLoaded?.(rulesByName.get(module.name)?.rules, enabled.has(module.name));
+      if (this.watched) {
+        const enabled = new Set(order.map((step) => step.module.name));
+        for (const module of registered) module.rulesLoaded?.(rulesByName.get(module.name)?.rules, enabled.has(module.name));
+      }
     }
     return loaded;
   }
@@ -178,6 +186,9 @@ export class RatingSnapshotCache {
    * @returns stops the watch.
    */
   watch(intervalMs: number = VERSION_CHECK_INTERVAL_MS): () => void {
+    this.watched = true;
+    // The first tick loads afresh, so the modules are told even of a snapshot loaded before.
+    this.invalidate();
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     const tick = () => {
@@ -190,6 +201,7 @@ export class RatingSnapshotCache {
     tick();
     return () => {
       stopped = true;
+      this.watched = false;
       clearTimeout(timer);
     };
   }
