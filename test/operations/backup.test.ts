@@ -49,15 +49,16 @@ describe.skipIf(!SQLITE3_AVAILABLE)('backing up the embedded database (docs/oper
   it('takes a consistent copy while the server writes, and a restored copy serves exactly what was answered before it', async () => {
     const database = join(directory, 'tariff.db');
     const backup = join(directory, 'tariff-backup.db');
-    server = await startServerProcess(`sqlite:${database}`);
+    const original = await startServerProcess(`sqlite:${database}`);
+    server = original;
     const before = ['instance', 'volume.size', 'network.bw.out'];
-    for (const name of before) await createService(server, name);
+    for (const name of before) await createService(original, name);
 
     // Writes keep coming while the backup runs; each is answered before or after the copy.
     let writing = true;
     let written = 0;
     const writer = (async () => {
-      while (writing) await createService(server!, `during-${written++}`);
+      while (writing) await createService(original, `during-${written++}`);
     })();
     await promisify(execFile)(SQLITE3, ['-cmd', '.timeout 5000', database, `.backup ${backup}`]);
     writing = false;
