@@ -1,7 +1,7 @@
 /**
  * The console's overview in a real browser against a real Tariff process on SQLite: modules with
  * their state, enabled and reprioritised from the page (by mouse and by keyboard), the rule
- * counts, the latest changes from the audit columns, the console's own routes, its caching headers,
+ * counts, the latest changes from the audit trail (a price list's rule changes by names, the acting user), the console's own routes, its caching headers,
  * its JavaScript within budget, its security headers (no violation of its Content-Security-Policy), and no serious accessibility violation.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -75,7 +75,15 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
       ),
     );
     expect(counts).toEqual({ services: '2', groups: '1', mappings: '3', thresholds: '1', scripts: '0' });
-    await expect.poll(() => page.locator('table.changes tbody tr').count()).toBe(3);
+    // The seeded apply: its entry and its 8 rule changes (a group, 2 services, a field, 3 mappings, a threshold), by an anonymous user.
+    await expect.poll(() => page.locator('table.changes tbody tr').count()).toBe(9);
+    const apply = await page.locator('table.changes tbody tr').nth(0).locator('td').allTextContents();
+    expect(apply.slice(1, 3)).toEqual(['anonymous', 'price list applied']);
+    expect(apply[3]).toMatch(/^revision \d+$/);
+    expect(apply[4]).toBe(apply[3]);
+    const table = await page.locator('table.changes').textContent();
+    expect(table).toContain('volume from 100');
+    expect(table).not.toContain('unknown');
   });
 
   it('lists the latest changes: who, what and when, newest first, by names', async () => {
@@ -105,6 +113,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console overview in chromium', () => {
     expect(first[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC$/);
     expect(await rows.count()).toBeLessThanOrEqual(10);
     expect(await page.locator('table.changes').textContent()).toContain('compute / flavor = m1.large');
+    expect(await page.locator('table.changes').textContent()).toContain('mapping created');
     expect(await page.locator('main').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
     await saveScreenshot(page, 'overview');
     expect(await accessibilityViolations(page)).toEqual([]);

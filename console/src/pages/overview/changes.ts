@@ -1,21 +1,39 @@
 /**
- * The overview's latest changes, read from CloudKitty's audit columns: a mapping or script was
- * created (`created_at`, `created_by`) and perhaps deleted (`deleted`, `deleted_by`); the columns
- * keep who last updated it (`updated_by`) but not when, so an update shows on its rule's entries.
+ * The overview's latest changes, read from Tariff's audit trail (`GET /v2/rating/changes`, api.md
+ * §9): who (the acting user: the Keystone user, the `X-User-Id`, or `anonymous`), what was done
+ * and to which rule, described by names. A price-list apply shows as its own entry and one entry
+ * per rule it changed (issue 26: the console read CloudKitty's audit columns, which saw no
+ * apply's changes and said `unknown` for every row of noauth mode).
  */
+import { call } from '../../api.js';
 import { serviceOf, type Catalog, type Mapping } from '../../catalog.js';
-import type { Script } from '../scripts/api.js';
 
-/** One change: when (ISO), who, what was done to which rule (described by names). */
+/** A change as `GET /v2/rating/changes` lists it. */
+export interface AuditChange {
+  change_id: number;
+  at: string;
+  user_id: string;
+  kind: string;
+  object_id: string;
+  action: 'create' | 'update' | 'delete' | 'replace' | 'end';
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  /** The price-list apply's revision, on its entry and its rule changes; null for other writes. */
+  revision: number | null;
+  /** A price-list rule change's place in the document; null for other writes. */
+  name: string | null;
+}
+
+/** One change as the overview shows it: when (ISO), who, what was done to which rule (by names). */
 export interface Change {
   at: string;
   user: string;
-  action: 'created' | 'deleted';
-  kind: 'mapping' | 'script';
-  /** The rule's name and, for a mapping, where it applies (`compute / flavor = m1.large`). */
+  /** `mapping replaced`, `price list applied`... */
+  what: string;
+  /** The rule's name and where it applies (`large (compute / flavor = m1.large)`). */
   rule: string;
-  /** Who last updated the rule, when someone did. */
-  updatedBy: string | null;
+  /** The price-list revision that made it, when an apply did. */
+  revision: number | null;
 }
 
 /** Where a mapping applies, by names: `service`, or `service / field = value`. */
@@ -25,16 +43,56 @@ export function mappingPlace(catalog: Catalog, mapping: Mapping): string {
   return `${service} / ${catalog.fieldById.get(mapping.field_id)?.name ?? '?'} = ${mapping.value ?? ''}`;
 }
 
-/** The `limit` most recent creations and deletions of mappings and scripts, newest first. */
-export function latestChanges(catalog: Catalog, scripts: Script[], limit: number): Change[] {
-  const changes: Change[] = [];
-  const add = (rule: Script | Mapping, kind: Change['kind'], description: string) => {
-    if (rule.created_at !== null)
-      changes.push({ at: rule.created_at, user: rule.created_by ?? 'unknown', action: 'created', kind, rule: description, updatedBy: rule.updated_by });
-    if (rule.deleted !== null)
-      changes.push({ at: rule.deleted, user: rule.deleted_by ?? 'unknown', action: 'deleted', kind, rule: description, updatedBy: rule.updated_by });
-  };
-  for (const mapping of catalog.mappings) add(mapping, 'mapping', `${mapping.name} (${mappingPlace(catalog, mapping)})`);
-  for (const script of scripts) add(script, 'script', script.name);
-  return changes.sort((left, right) => Date.parse(right.at) - Date.parse(left.at)).slice(0, limit);
+const ACTIONS: Record<AuditChange['action'], string> = { create: 'created', update: 'updated', delete: 'deleted', replace: 'replaced', end: 'ended' };
+
+const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
+
+/** A price-list rule change's rule, from the diff's terms (parents and groups by name). */
+function ruleOfTerms(kind: string, terms: Record<string, unknown>): string {
+  const place = `${text(terms.service)}${terms.field ? ` / ${text(terms.field)}` : ''}`;
+  switch (kind) {
+    case 'mapping':
+      return `${text(terms.name)} (${place}${terms.field ? ` = ${text(terms.value)}` : ''})`;
+    case 'threshold':
+      return `${place} from ${text(terms.level)}`;
+    case 'field':
+      return `${text(terms.service)} / ${text(terms.name)}`;
+    case 'module':
+      return text(terms.module_id);
+    default:
+      return text(terms.name);
+  }
+}
+
+/** An API write's rule, from the object in API form (ids resolved through the catalog). */
+function ruleOfObject(catalog: Catalog, change: AuditChange, object: Record<string, unknown>): string {
+  switch (change.kind) {
+    case 'mapping':
+      return `${text(object.name)} (${mappingPlace(catalog, object as unknown as Mapping)})`;
+    case 'threshold': {
+      const rule = object as { service_id: string | null; field_id: string | null };
+      const service = serviceOf(catalog, rule)?.name ?? '?';
+      const field = rule.field_id === null ? '' : ` / ${catalog.fieldById.get(rule.field_id)?.name ?? '?'}`;
+      return `${service}${field} from ${text(object.level)}`;
+    }
+    case 'module':
+      return change.object_id;
+    default:
+      return text(object.name) || change.object_id;
+  }
+}
+
+/** A change described by names. */
+export function describedChange(catalog: Catalog, change: AuditChange): Change {
+  const shown = { at: change.at, user: change.user_id, revision: change.revision };
+  if (change.kind === 'price_list') return { ...shown, what: 'price list applied', rule: `revision ${change.object_id}` };
+  const object = change.after ?? change.before ?? {};
+  const rule = change.name !== null ? ruleOfTerms(change.kind, object) : ruleOfObject(catalog, change, object);
+  return { ...shown, what: `${change.kind} ${ACTIONS[change.action]}`, rule };
+}
+
+/** The `limit` most recent changes, newest first, described by names. */
+export async function latestChanges(catalog: Catalog, limit: number): Promise<Change[]> {
+  const answer = await call<{ changes: AuditChange[] }>('GET', `/v2/rating/changes?limit=${limit}`);
+  return answer.changes.map((change) => describedChange(catalog, change));
 }

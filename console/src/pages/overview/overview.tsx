@@ -1,7 +1,7 @@
 /**
  * Overview: the rating modules, each enabled or not and its priority (changed through
  * `PUT /v2/rating/modules/{id}`), how many rules the configuration holds, and the latest changes
- * (who, what and when) from the audit columns.
+ * (who, what and when) from the audit trail (`GET /v2/rating/changes`).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf, PYSCRIPTS } from '../../api.js';
@@ -46,7 +46,7 @@ async function loadRules(): Promise<{ counts: Counts; changes: Change[] }> {
       thresholds: catalog.thresholds.length,
       scripts: scripts.scripts.filter((script) => script.deleted === null).length,
     },
-    changes: latestChanges(catalog, scripts.scripts, CHANGES_SHOWN),
+    changes: await latestChanges(catalog, CHANGES_SHOWN),
   };
 }
 
@@ -171,7 +171,7 @@ function RuleSummary({ rules }: { rules: { counts: Counts; changes: Change[] } |
       </dl>
       <h2>Latest changes</h2>
       {changes.length === 0 ? (
-        <p class="hint">No mapping or script has been created yet.</p>
+        <p class="hint">No configuration change has been made yet.</p>
       ) : (
         <table class="changes">
           <thead>
@@ -180,7 +180,7 @@ function RuleSummary({ rules }: { rules: { counts: Counts; changes: Change[] } |
               <th scope="col">Who</th>
               <th scope="col">What</th>
               <th scope="col">Rule</th>
-              <th scope="col">Last updated by</th>
+              <th scope="col">Price list</th>
             </tr>
           </thead>
           <tbody>
@@ -188,11 +188,9 @@ function RuleSummary({ rules }: { rules: { counts: Counts; changes: Change[] } |
               <tr key={index}>
                 <td>{formatDateTime(change.at)}</td>
                 <td>{change.user}</td>
-                <td>
-                  {change.kind} {change.action}
-                </td>
+                <td>{change.what}</td>
                 <td>{change.rule}</td>
-                <td>{change.updatedBy ?? '—'}</td>
+                <td>{change.revision === null ? '—' : `revision ${change.revision}`}</td>
               </tr>
             ))}
           </tbody>
