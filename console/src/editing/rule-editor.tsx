@@ -4,7 +4,7 @@
  * change or delete a threshold; delete a service or a field. Every write goes through the v1 API;
  * the server's fault appears at the input it concerns (fault-fields.ts), or for the whole form.
  */
-import type { Catalog, Field, Mapping, Service, Threshold } from '../catalog.js';
+import { hasGeneratedName, type Catalog, type Field, type Mapping, type Service, type Threshold } from '../catalog.js';
 import { decimalInput, placeName } from './rule-values.js';
 import { EditorDialog } from './editor-dialog.js';
 import { MappingForm } from './mapping-form.js';
@@ -28,6 +28,12 @@ export interface RuleEditorProps {
   onClose: (changed: boolean) => void;
 }
 
+/** A mapping in the dialog's title: `Mapping m1-large`, or by its value when its name is generated (issue 26). */
+function mappingTitle(mapping: Mapping): string {
+  if (!hasGeneratedName(mapping)) return `Mapping ${mapping.name}`;
+  return mapping.value === null ? 'Mapping' : `Mapping for ${mapping.value}`;
+}
+
 /** The dialog's title, by names: `New mapping on compute / flavor`, `Threshold at level 100 on volume`. */
 function titleOf(request: EditRequest, catalog: Catalog): string {
   switch (request.kind) {
@@ -36,7 +42,7 @@ function titleOf(request: EditRequest, catalog: Catalog): string {
     case 'field':
       return request.field === undefined ? `New field on ${placeName(catalog, request)}` : `Field ${placeName(catalog, request.field)}`;
     case 'mapping':
-      return `${request.mapping === undefined ? 'New mapping' : `Mapping ${request.mapping.name}`} on ${placeName(catalog, request.parent)}`;
+      return `${request.mapping === undefined ? 'New mapping' : mappingTitle(request.mapping)} on ${placeName(catalog, request.parent)}`;
     case 'threshold':
       return `${request.threshold === undefined ? 'New threshold' : `Threshold at level ${decimalInput(request.threshold.level)}`} on ${placeName(catalog, request.parent)}`;
   }

@@ -5,7 +5,7 @@
  * configuration could be read (the answer itself gives only the rule's id).
  */
 import { plainDecimal } from '../../decimal-text.js';
-import type { Catalog, Mapping, Threshold } from '../../catalog.js';
+import { hasGeneratedName, type Catalog, type Mapping, type Threshold } from '../../catalog.js';
 
 /** What the calculator's form describes. */
 export interface UsageForm {
@@ -98,7 +98,8 @@ function tenantSuffix(tenantId: string | null): string {
 function mappingLabel(catalog: Catalog, mapping: Mapping): string {
   const field = mapping.field_id === null ? undefined : catalog.fieldById.get(mapping.field_id);
   const match = field === undefined ? 'every point' : `${field.name} = ${mapping.value ?? ''}`;
-  return `${mapping.name}: ${match}${tenantSuffix(mapping.tenant_id)}`;
+  // A generated name says nothing: the match alone names the mapping (issue 26).
+  return `${hasGeneratedName(mapping) ? '' : `${mapping.name}: `}${match}${tenantSuffix(mapping.tenant_id)}`;
 }
 
 function thresholdLabel(catalog: Catalog, threshold: Threshold): string {

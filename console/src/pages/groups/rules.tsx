@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../../api.js';
-import { serviceOf, type Catalog, type Group, type Mapping, type Threshold } from '../../catalog.js';
+import { mappingName, serviceOf, type Catalog, type Group, type Mapping, type Threshold } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { validityState } from '../../validity.js';
@@ -79,7 +79,7 @@ function placeCells(catalog: Catalog, rule: Mapping | Threshold) {
 function MappingRow({ mapping, catalog }: { mapping: Mapping; catalog: Catalog }) {
   return (
     <tr data-rule="mapping">
-      <th scope="row">mapping {mapping.name}</th>
+      <th scope="row">mapping {mappingName(catalog, mapping)}</th>
       {placeCells(catalog, mapping)}
       <td>{orDash(mapping.value)}</td>
       <td>{mapping.type}</td>
