@@ -20,6 +20,7 @@ export const MAY_CUT_ATTRIBUTE = 'data-may-cut';
  *   outside of sideways: an action must not need a sideways scroll to be seen); an ancestor that
  *   scrolls up and down may hold it below its fold (the page's own scrolling reaches it);
  * - an action's one-word label is broken over lines;
+ * - a text input's value is wider than the input;
  * - an element's text is cut (its `scrollWidth` above its `clientWidth`, or its `scrollHeight`
  *   above its `clientHeight` as a line clamp does, while its overflow is hidden or clipped, with or
  *   without an ellipsis), but for elements marked
@@ -79,6 +80,12 @@ export async function layoutFaults(page: Page): Promise<string[]> {
       const lines = new Set([...label.getClientRects()].filter((box) => box.width > 0).map((box) => Math.round(box.top)));
       if (lines.size > 1 && !(action.textContent ?? '').trim().includes(' '))
         faults.push(`${describe(action)} has its one-word label broken over ${lines.size} lines`);
+    }
+
+    // A typed value (a tenant's project id) hidden past the input's edge.
+    for (const input of document.querySelectorAll<HTMLInputElement>('input[type="text"], input[type="search"], input:not([type])')) {
+      if (shown(input) && input.value !== '' && input.scrollWidth > input.clientWidth + 1)
+        faults.push(`the value "${input.value.slice(0, 60)}" of input #${input.id} is cut: ${input.scrollWidth} px in ${input.clientWidth} px`);
     }
 
     for (const element of document.body.querySelectorAll('*')) {
