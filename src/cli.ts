@@ -48,7 +48,7 @@ async function serve(configFiles: ConfigFileArguments): Promise<void> {
   const server = await startServer(config, { fileSettings });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      server.app.log.info({ signal }, 'shutting down');
+      server.lifecycleLog.info({ signal }, 'shutting down');
       setTimeout(() => {
         server.app.log.error({ timeout_s: config.shutdownTimeoutMs / 1000 }, 'shutdown did not finish in time; exiting');
         process.exit(1);

@@ -72,8 +72,18 @@ export interface TariffConfig {
    * system- or domain-scoped token is refused by rules meant for project scope (every rating rule).
    */
   policyEnforceScope: boolean;
-  /** pino log level (`TARIFF_LOG_LEVEL`, default `info`). */
+  /**
+   * pino log level (`TARIFF_LOG_LEVEL`, default `info`). The start-up and shutdown lines are
+   * written at `info` even when it is `warn`, `error` or `fatal` (kernel/logger.ts); `silent`
+   * silences them too.
+   */
   logLevel: string;
+  /**
+   * How log lines are written (`TARIFF_LOG_FORMAT`, default `json`): `json`, one JSON object a
+   * line for a log collector, or `text`, one readable line each for a terminal. Both carry ISO
+   * 8601 UTC times.
+   */
+  logFormat: LogFormat;
   /** Whether `GET /metrics` and the counting behind it are on (`TARIFF_METRICS`, `on` or `off`, default `on`). */
   metrics: boolean;
   /**
@@ -249,6 +259,10 @@ export class ConfigurationError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** The values of `TARIFF_LOG_FORMAT`. */
+export type LogFormat = 'json' | 'text';
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
+
 /**
  * Every `TARIFF_*` variable {@link loadConfig} reads: the keys a configuration file's `[tariff]`
  * section may set (`db_timeout` for `TARIFF_DB_TIMEOUT`). test/config-file/ checks that it names
@@ -260,7 +274,7 @@ export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
     'CLOUDKITTY_CONNECTIONS CLOUDKITTY_TIMEOUT CLOUDKITTY_TIMEZONE DATABASE_URL DB_POOL_SIZE DB_START_TIMEOUT DB_TIMEOUT ' +
     'DECIMAL_MAX_EXPONENT HEADER_LIMIT_KB HEALTHCHECK_DATABASE HEALTHCHECK_DATABASE_TIMEOUT HEALTHCHECK_DISABLE_FILE HOST INVALID_TOKEN_CACHE_TIME JSON_MAX_DEPTH KEEP_ALIVE_TIMEOUT ' +
     'KEYSTONE_AUTH_URL KEYSTONE_PASSWORD KEYSTONE_PROJECT_DOMAIN_ID KEYSTONE_PROJECT_DOMAIN_NAME KEYSTONE_PROJECT_NAME KEYSTONE_TIMEOUT ' +
-    'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_LEVEL METRICS ' +
+    'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_FORMAT LOG_LEVEL METRICS ' +
     'METRICS_HOST METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS PRICE_LIST_READS ' +
     'QUOTE_ANSWER_GROWTH QUOTE_ANSWER_LIMIT_MB QUOTE_BODY_LIMIT_MB QUOTE_BYTES_IN_FLIGHT_MB QUOTE_TENANT_BYTES_MB ' +
     'REQUEST_TIMEOUT RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
@@ -292,6 +306,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigurationError(`TARIFF_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   }
+  const logFormat = (environment.TARIFF_LOG_FORMAT || 'json') as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) {
+    throw new ConfigurationError(`TARIFF_LOG_FORMAT must be 'json' (one JSON object a line) or 'text' (readable lines), got '${logFormat}'`);
+  }
   const bodyLimitBytes = megabytes(environment, 'TARIFF_BODY_LIMIT_MB', 1);
   const quoteBodyLimitBytes = megabytes(environment, 'TARIFF_QUOTE_BODY_LIMIT_MB', 32);
   const cloudKitty = cloudKittyApiSettings(environment);
@@ -305,6 +323,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
     policyEnforceNewDefaults: booleanSetting(environment, 'TARIFF_POLICY_ENFORCE_NEW_DEFAULTS', true),
     policyEnforceScope: booleanSetting(environment, 'TARIFF_POLICY_ENFORCE_SCOPE', true),
     logLevel,
+    logFormat,
     ...metricsSettings(environment, port),
     bodyLimitBytes,
     quoteBodyLimitBytes,

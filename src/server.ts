@@ -10,7 +10,8 @@ import { migrateToLatest } from './database/migrate.js';
 import type { TariffConfig } from './config.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLoggers } from './kernel/logger.js';
 import { DatabaseUnavailableError } from './database/errors.js';
 import { ScriptSandbox } from './rating/pyscripts/sandbox/index.js';
 import { TariffMetrics } from './kernel/metrics.js';
@@ -83,6 +84,11 @@ export interface RunningServer {
   /** The bound address, e.g. `http://127.0.0.1:8889`. */
   url: string;
   /**
+   * The start-up and shutdown lines' logger: `info` even when `TARIFF_LOG_LEVEL` is `warn` or
+   * quieter (kernel/logger.ts).
+   */
+  lifecycleLog: Logger;
+  /**
    * Drains: stops accepting connections and closes idle keep-alive ones at once; requests in
    * flight finish (their answers carry `Connection: close`), and so do requests arriving on their
    * connections meanwhile; at `config.shutdownTimeoutMs` every connection left is cut. Then the
@@ -120,8 +126,8 @@ function logConfigFiles(logger: Logger, settings: FileSettings | undefined): voi
  *   listen error when the port is taken.
  */
 export async function startServer(config: TariffConfig, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = pino({ level: config.logLevel });
-  logConfigFiles(logger, options.fileSettings);
+  const { logger, lifecycle } = createLoggers(config);
+  logConfigFiles(lifecycle, options.fileSettings);
   const metrics = config.metrics ? new TariffMetrics() : undefined;
   const database = openDatabase(config.databaseUrl, {
     metrics,
@@ -131,7 +137,7 @@ export async function startServer(config: TariffConfig, options: StartOptions = 
     onPoolError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
   try {
-    await waitForDatabase(database, config.databaseStartTimeoutMs, logger);
+    await waitForDatabase(database, config.databaseStartTimeoutMs, lifecycle);
     const sandbox =
       config.sandboxWorkers > 0
         ? new ScriptSandbox({
@@ -165,19 +171,19 @@ export async function startServer(config: TariffConfig, options: StartOptions = 
       new Promise<number>((resolve) => {
         app.server.getConnections((error, count) => resolve(error ? 0 : count));
       });
-    if (applied.length > 0) app.log.info({ migrations: applied.map((result) => result.migrationName) }, 'database migrated');
+    if (applied.length > 0) lifecycle.info({ migrations: applied.map((result) => result.migrationName) }, 'database migrated');
     const url = await app.listen({ host: config.host, port: config.port });
-    app.log.info({ version: TARIFF_VERSION, database: database.description, url }, 'Tariff is serving the rating API');
+    lifecycle.info({ version: TARIFF_VERSION, database: database.description, url }, 'Tariff is serving the rating API');
     const metricsListener =
       metrics && config.metricsPort !== undefined
         ? await listenForMetrics(metrics, { host: config.metricsHost, port: config.metricsPort, timeouts: connectionTimeouts(config) })
         : undefined;
-    if (metricsListener) app.log.info({ url: `${metricsListener.url}/metrics` }, 'Tariff is serving its metrics');
+    if (metricsListener) lifecycle.info({ url: `${metricsListener.url}/metrics` }, 'Tariff is serving its metrics');
     let stopping: Promise<ShutdownReport> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
         closing = true;
-        app.log.info(
+        lifecycle.info(
           { connections: await openConnections(), timeout_s: config.shutdownTimeoutMs / 1000 },
           'draining: no new connections, finishing the requests in flight',
         );
@@ -200,10 +206,10 @@ export async function startServer(config: TariffConfig, options: StartOptions = 
         }
         await sandbox?.close();
         await database.close();
-        app.log.info({ cut_connections: cutConnections }, 'stopped');
+        lifecycle.info({ cut_connections: cutConnections }, 'stopped');
         return { cutConnections };
       })());
-    return { app, database, url, stop };
+    return { app, database, url, lifecycleLog: lifecycle, stop };
   } catch (error) {
     await database.close();
     throw error;
