@@ -31,6 +31,8 @@ import { PolicyEnforcer } from '../auth/policy/enforcer.js';
 import { installMetrics } from './metrics.js';
 import type { TariffMetrics } from '../kernel/metrics.js';
 import { KeystoneClient } from '../auth/keystone.js';
+import { createLoggers } from '../kernel/logger.js';
+import { RequestLogController } from './request-log.js';
 
 /** What {@link buildApp} needs. */
 export interface AppDependencies {
@@ -40,7 +42,7 @@ export interface AppDependencies {
    * unversioned routes): the rating API, from the composition root.
    */
   routes: (app: FastifyInstance) => Promise<void>;
-  /** pino options, `false` to silence (tests); default: JSON logs at `config.logLevel`. */
+  /** pino options, `false` to silence (tests); default: kernel/logger.ts's, at `config.logLevel` in `config.logFormat`. */
   logger?: FastifyServerOptions['logger'];
   /** A ready pino logger to use instead (the server's, which logged start-up already). */
   loggerInstance?: FastifyBaseLogger;
@@ -67,7 +69,9 @@ export async function buildApp({ config, routes, logger, loggerInstance, keyston
   const timeouts = connectionTimeouts(config);
   const refusal = { drainBytes: config.bodyDrainLimitBytes, lingerMs: config.lingerTimeoutMs };
   const app: FastifyInstance = Fastify({
-    ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
+    ...(loggerInstance ? { loggerInstance } : logger !== undefined ? { logger } : { loggerInstance: createLoggers(config).logger }),
+    // One access-log line per request, with its fault's message (request-log.ts).
+    logController: new RequestLogController(),
     // Each route's own limit is enforced by installBodyLimits; Fastify stops only past the hard cap.
     bodyLimit: config.bodyDrainLimitBytes,
     // The HTTP server with the connection time-outs and Node's own refusals as faults (http-server.ts).

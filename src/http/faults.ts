@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { BadRequestError, TariffError, invalidInput } from '../kernel/errors.js';
 import { classifyDatabaseError } from '../database/errors.js';
+import { recordFault, type RecordedFault } from './request-log.js';
 
 /** The WSME fault body. */
 export interface Fault {
@@ -20,8 +21,12 @@ export function faultBody(status: number, message: string): Fault {
   return { faultcode: status < 500 ? 'Client' : 'Server', faultstring: message, debuginfo: null };
 }
 
-/** Sends a fault; used by the handlers below and by plugins that answer early. */
-export function sendFault(reply: FastifyReply, status: number, message: string): FastifyReply {
+/**
+ * Sends a fault; used by the handlers below and by plugins that answer early. Its message goes
+ * into the request's access-log line (request-log.ts), with `logged`'s error and level when given.
+ */
+export function sendFault(reply: FastifyReply, status: number, message: string, logged: Omit<RecordedFault, 'message'> = {}): FastifyReply {
+  recordFault(reply, { message, ...logged });
   return reply.code(status).type('application/json; charset=utf-8').send(faultBody(status, message));
 }
 
@@ -129,24 +134,28 @@ export function installFaultHandling(app: FastifyInstance, options: { unknownRou
     return sendFault(reply, 404, `Resource not found: ${request.method} ${path}`);
   });
 
+  // Every fault's message, and a server fault's error with its stack, is logged on the request's
+  // one access-log line (request-log.ts), with its request id.
   app.setErrorHandler((error: FastifyError & { validation?: AjvError[]; validationContext?: string }, request, reply) => {
     if (error instanceof TariffError) {
       // A 503 that knows when to come back (the sandbox's queue is full) says so; shedding load
       // is expected under load, so it is logged as a warning without a stack.
       const retryAfterSeconds = (error as TariffError & { retryAfterSeconds?: unknown }).retryAfterSeconds;
+      let logged: Omit<RecordedFault, 'message'> = {};
       if (typeof retryAfterSeconds === 'number') {
         reply.header('Retry-After', String(retryAfterSeconds));
-        request.log.warn({ fault: error.message }, 'server busy');
+        logged = { level: 'warn' };
       } else if (error.status >= 500) {
-        request.log.error({ err: error }, 'server fault');
+        logged = { error };
       }
       if (error.faultDetails !== undefined) {
+        recordFault(reply, { message: error.message, ...logged });
         return reply
           .code(error.status)
           .type('application/json; charset=utf-8')
           .send({ ...faultBody(error.status, error.message), ...error.faultDetails });
       }
-      return sendFault(reply, error.status, error.message);
+      return sendFault(reply, error.status, error.message, logged);
     }
     if (error.validation && error.validation.length > 0) {
       const bodyName = (request.routeOptions.config as FaultRouteConfig).bodyName ?? 'body';
@@ -155,15 +164,13 @@ export function installFaultHandling(app: FastifyInstance, options: { unknownRou
     }
     const classified = classifyDatabaseError(error);
     if (classified instanceof TariffError) {
-      if (classified.status >= 500) request.log.warn({ err: error }, 'database unavailable');
-      return sendFault(reply, classified.status, classified.message);
+      return sendFault(reply, classified.status, classified.message, classified.status >= 500 ? { error, level: 'warn' } : {});
     }
     const status = error.statusCode ?? 500;
     if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendFault(reply, 415, `Unknown mimetype: ${request.headers['content-type'] ?? 'none'}; send application/json`);
     }
     if (status >= 400 && status < 500) return sendFault(reply, status, error.message);
-    request.log.error({ err: error }, 'unexpected server fault');
-    return sendFault(reply, 500, 'The server could not complete the request; the error is in its log.');
+    return sendFault(reply, 500, 'The server could not complete the request; the error is in its log.', { error, level: 'error' });
   });
 }

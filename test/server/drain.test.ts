@@ -82,16 +82,19 @@ function send(server: ServerProcess, agent: Agent, method: string, path: string,
   });
 }
 
-/** The request ids the server logged as incoming, and as completed with their status. */
+/**
+ * The request ids the server logged as incoming (a debug line), and as completed with their
+ * status (the access log's one line per request, src/http/request-log.ts).
+ */
 function serverLog(output: string): { incoming: Set<string>; completed: Map<string, number> } {
   const incoming = new Set<string>();
   const completed = new Map<string, number>();
   for (const line of output.split('\n')) {
     if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; reqId?: string; res?: { statusCode?: number } };
+    const entry = JSON.parse(line) as { msg?: string; reqId?: string; status?: number };
     if (!entry.reqId) continue;
     if (entry.msg === 'incoming request') incoming.add(entry.reqId);
-    if (entry.msg === 'request completed') completed.set(entry.reqId, entry.res?.statusCode ?? 0);
+    if (entry.msg === 'request completed') completed.set(entry.reqId, entry.status ?? 0);
   }
   return { incoming, completed };
 }
@@ -121,7 +124,8 @@ function alive(pid: number): boolean {
 /** Starts a server with one sandbox worker, pyscripts enabled with `script`, and a field to map; waits for the worker. */
 async function startWithScript(directory: string, script: string, environment: Record<string, string>): Promise<{ server: ServerProcess; fieldId: string }> {
   const server = await startServerProcess(`sqlite:${join(directory, 'tariff.db')}`, {
-    TARIFF_LOG_LEVEL: 'info',
+    // debug: the "incoming request" lines that show which requests were accepted.
+    TARIFF_LOG_LEVEL: 'debug',
     TARIFF_SANDBOX_WORKERS: '1',
     TARIFF_SANDBOX_SPARE_WORKERS: '0',
     TARIFF_SANDBOX_QUEUE_WAIT_MS: '120000',
