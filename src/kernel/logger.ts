@@ -3,9 +3,22 @@
  * (`TARIFF_LOG_FORMAT`), with ISO 8601 UTC times in both, and a second logger for the lines an
  * operator must see whatever the level (start-up, shutdown).
  */
+import { createRequire } from 'node:module';
 import { destination as fileDestination, pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
 import type { LogFormat } from '../config.js';
+
+/** The part of pino-pretty's API the text format uses: a formatter of one parsed line. */
+interface PinoPretty {
+  prettyFactory(options: { colorize: boolean; translateTime: boolean; ignore: string; singleLine: boolean }): (line: object) => string;
+}
+
+/**
+ * pino-pretty, loaded when the text format is asked for only: a process logging JSON (the default,
+ * in production) neither loads it nor its dependencies.
+ */
+function loadPinoPretty(): PinoPretty {
+  return createRequire(import.meta.url)('pino-pretty') as PinoPretty;
+}
 
 /** What {@link createLoggers} needs: the two log settings of `TariffConfig`. */
 export interface LogSettings {
@@ -100,7 +113,7 @@ function accessLineAsText(line: Record<string, unknown>): Record<string, unknown
  * colours, and with control characters in values escaped: values carry client text.
  */
 function textDestination(out: DestinationStream): DestinationStream {
-  const pretty = prettyFactory({ colorize: false, translateTime: false, ignore: 'pid,hostname', singleLine: true });
+  const pretty = loadPinoPretty().prettyFactory({ colorize: false, translateTime: false, ignore: 'pid,hostname', singleLine: true });
   return {
     write(json: string) {
       let line = escapedValue(JSON.parse(json)) as Record<string, unknown>;
