@@ -10,9 +10,9 @@ import type { ConfigFileArguments } from './config-file/files.js';
 import { runStatusCommand, STATUS_USAGE } from './status/command.js';
 import { TARIFF_VERSION } from './kernel/version.js';
 import { TariffError } from './kernel/errors.js';
-import { DatabaseOpenError, openDatabase } from './database/connection.js';
+import { DatabaseOpenError, openDatabase, sqliteFileToBeCreated } from './database/connection.js';
 import { MigrationError, upgradeDatabase, type UpgradeReport } from './database/migrate.js';
-import { startServer } from './server.js';
+import { ListenError, startServer } from './server.js';
 import { ratingModules } from './application.js';
 import { PRICE_LIST_USAGE } from './client/arguments.js';
 import { runPriceListCommand } from './client/price-list-commands.js';
@@ -30,7 +30,7 @@ ${STATUS_USAGE}
   --config-file PATH    read CloudKitty's cloudkitty.conf (and a [tariff] section) under the
                         environment; repeatable, later files win (docs/operators/configuration.md)
   --config-dir DIR      then read DIR/*.conf in name order
-  --version             print Tariff's version
+  --version, -V         print Tariff's version
 ${POLICY_USAGE}
 ${PRICE_LIST_USAGE}`;
 
@@ -97,9 +97,15 @@ function printReport(description: string, report: UpgradeReport, dryRun: boolean
 async function upgrade(dryRun: boolean, configFiles: ConfigFileArguments): Promise<void> {
   const { config } = loadConfiguration(configFiles, environmentVariables());
   // Migration statements (DDL on an adopted CloudKitty database) get the start-up's bound, not a request's.
-  const database = openDatabase(config.databaseUrl, { cloudKittyTimeZone: config.cloudKittyTimeZone, timeoutMs: config.databaseStartTimeoutMs });
+  // A dry run creates nothing: an SQLite file that does not exist yet is read as the empty database it would be.
+  const missingFile = dryRun ? sqliteFileToBeCreated(config.databaseUrl) : undefined;
+  const database = openDatabase(missingFile === undefined ? config.databaseUrl : 'sqlite::memory:', {
+    cloudKittyTimeZone: config.cloudKittyTimeZone,
+    timeoutMs: config.databaseStartTimeoutMs,
+  });
+  const description = missingFile === undefined ? database.description : `sqlite:${missingFile} (does not exist yet; the dry run did not create it)`;
   try {
-    printReport(database.description, await upgradeDatabase(database, ratingModules().migrations(), { dryRun }), dryRun);
+    printReport(description, await upgradeDatabase(database, ratingModules().migrations(), { dryRun }), dryRun);
   } finally {
     await database.close();
   }
@@ -118,7 +124,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === '' || command === 'serve') await serve(configFiles);
     else if (command === 'db upgrade') await upgrade(false, configFiles);
     else if (command === 'db upgrade --dry-run') await upgrade(true, configFiles);
-    else if (command === '--version') console.log(`tariff ${TARIFF_VERSION}`);
+    else if (command === '--version' || command === '-V') console.log(`tariff ${TARIFF_VERSION}`);
     else if (command === '--help' || command === 'help') console.log(USAGE);
     else {
       console.error(USAGE);
@@ -127,7 +133,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     console.error(
-      `tariff: ${error instanceof ConfigurationError || error instanceof TariffError || error instanceof MigrationError || error instanceof DatabaseOpenError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      `tariff: ${error instanceof ConfigurationError || error instanceof ListenError || error instanceof TariffError || error instanceof MigrationError || error instanceof DatabaseOpenError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
     return 1;
   }

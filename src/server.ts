@@ -77,6 +77,34 @@ async function migrateForStart(config: TariffConfig, database: Database, migrati
   }
 }
 
+/**
+ * A port the server could not listen on (taken, privileged, or an address this machine does not
+ * have): its message is one line naming the address and the setting to change.
+ */
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
+/**
+ * Runs `listen` (binding `host:port`), turning the bind errors an operator meets into a
+ * {@link ListenError} naming the address and `setting` (`TARIFF_PORT`, `TARIFF_METRICS_PORT`),
+ * instead of Node's stack trace.
+ *
+ * @throws ListenError for EADDRINUSE, EACCES and EADDRNOTAVAIL; any other error as it came.
+ */
+async function listenOn<T>(listen: () => Promise<T>, host: string, port: number, setting: string): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EADDRINUSE') throw new ListenError(`${address} is already in use by another process: stop it, or set ${setting} to a free port`);
+    if (code === 'EACCES') throw new ListenError(`${address}: permission denied (ports below 1024 need privileges): set ${setting} to a port above 1023`);
+    if (code === 'EADDRNOTAVAIL') throw new ListenError(`${address}: ${host} is not an address of this machine: check the host setting beside ${setting}`);
+    throw error;
+  }
+}
+
 /** A running server. */
 export interface RunningServer {
   app: TariffApp;
@@ -122,8 +150,8 @@ function logConfigFiles(logger: Logger, settings: FileSettings | undefined): voi
  * Opens the database, applies migrations (Tariff's and the rating modules'), builds the app with
  * the default rating modules (`rating/registry.ts`) and listens on `config.host:port`.
  *
- * @throws ConfigurationError for a bad database URL; MigrationError when a migration fails; the
- *   listen error when the port is taken.
+ * @throws ConfigurationError for a bad database URL; MigrationError when a migration fails;
+ *   ListenError when the port is taken (or privileged, or the host is not this machine's).
  */
 export async function startServer(config: TariffConfig, options: StartOptions = {}): Promise<RunningServer> {
   const { logger, lifecycle } = createLoggers(config);
@@ -172,11 +200,17 @@ export async function startServer(config: TariffConfig, options: StartOptions = 
         app.server.getConnections((error, count) => resolve(error ? 0 : count));
       });
     if (applied.length > 0) lifecycle.info({ migrations: applied.map((result) => result.migrationName) }, 'database migrated');
-    const url = await app.listen({ host: config.host, port: config.port });
+    const url = await listenOn(() => app.listen({ host: config.host, port: config.port }), config.host, config.port, 'TARIFF_PORT');
     lifecycle.info({ version: TARIFF_VERSION, database: database.description, url }, 'Tariff is serving the rating API');
+    const { metricsHost, metricsPort } = config;
     const metricsListener =
-      metrics && config.metricsPort !== undefined
-        ? await listenForMetrics(metrics, { host: config.metricsHost, port: config.metricsPort, timeouts: connectionTimeouts(config) })
+      metrics && metricsPort !== undefined
+        ? await listenOn(
+            () => listenForMetrics(metrics, { host: metricsHost, port: metricsPort, timeouts: connectionTimeouts(config) }),
+            metricsHost,
+            metricsPort,
+            'TARIFF_METRICS_PORT',
+          )
         : undefined;
     if (metricsListener) lifecycle.info({ url: `${metricsListener.url}/metrics` }, 'Tariff is serving its metrics');
     let stopping: Promise<ShutdownReport> | undefined;

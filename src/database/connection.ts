@@ -13,6 +13,9 @@ import type { DialectName, DialectTraits } from './dialects/traits.js';
 import { StoredDateTimes } from './stored-datetimes.js';
 import { TimeZone, UnknownTimeZoneError } from '../kernel/time-zone.js';
 import type { TariffMetrics } from '../kernel/metrics.js';
+import { sqliteFilePath } from './dialects/sqlite.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 export { DatabaseOpenError, type DatabaseOptions, type OpenedDatabase, type PoolSettings } from './dialects/opening.js';
 
@@ -78,6 +81,19 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const { db, description, pool } = open(scheme.location(url), settings);
   metrics?.watchDatabasePool(pool);
   return { db, traits, description, writes: { count: 0 }, storedDateTimes, metrics, close: () => db.destroy() };
+}
+
+/**
+ * The absolute path of the SQLite file `url` names when that file does not exist yet, which
+ * opening it would create (with its folder); undefined for an existing file, `sqlite::memory:`
+ * and database servers. `tariff db upgrade --dry-run` reads an empty in-memory database instead,
+ * creating nothing.
+ */
+export function sqliteFileToBeCreated(url: string): string | undefined {
+  if (!url.startsWith('sqlite:')) return undefined;
+  const file = sqliteFilePath(url.slice('sqlite:'.length));
+  if (file === ':memory:' || existsSync(file)) return undefined;
+  return resolve(file);
 }
 
 function timeZoneNamed(name: string): TimeZone {

@@ -112,6 +112,11 @@ function openConnection(file: string, inMemory: boolean): DatabaseSync {
   }
 }
 
+/** The file an `sqlite:` URL's location names: `sqlite:////var/lib/tariff.db`'s `//` + absolute path is that path; `:memory:` stays. */
+export function sqliteFilePath(location: string): string {
+  return location.replace(/^\/\/(?=\/)/, '');
+}
+
 /**
  * Opens (creating folder and file when missing) the SQLite database at `path` (`:memory:` too).
  *
@@ -119,7 +124,7 @@ function openConnection(file: string, inMemory: boolean): DatabaseSync {
  *   that cannot be created, a file that cannot be read.
  */
 export function openSqlite(path: string): OpenedDatabase {
-  const file = path.replace(/^\/\/(?=\/)/, '');
+  const file = sqliteFilePath(path);
   const inMemory = file === ':memory:';
   let sqlite: DatabaseSync;
   try {
