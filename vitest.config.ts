@@ -23,7 +23,21 @@ const databases = new Set(
 );
 
 /** The folders of system tests: everything but test/unit and the HTTP tier's folders. */
-const SYSTEM_FOLDERS = ['cli', 'client', 'config-file', 'console', 'databases', 'forward', 'fuzz', 'horizon', 'keystone', 'operations', 'server', 'tempest'];
+const SYSTEM_FOLDERS = [
+  'cli',
+  'client',
+  'config-file',
+  'console',
+  'databases',
+  'forward',
+  'fuzz',
+  'horizon',
+  'keystone',
+  'operations',
+  'release',
+  'server',
+  'tempest',
+];
 
 /** In-process tests that still start something of their own: they run as system tests. */
 const STARTS_PROCESSES = [

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `tariff` command; the compiled TypeScript lives in dist/ (`npm run build`; built into the
 // release artifact, see docs/operators/install.md).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 // package.json's "engines": Node.js 24.11+ or 26+ (node:sqlite, --permission, process.execve). An
@@ -38,6 +38,14 @@ function missingServeOptions() {
 }
 
 const args = process.argv.slice(2);
+
+// The version alone is read here, from package.json, without loading the server (a second or more).
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`tariff ${version}\n`);
+  process.exit(0);
+}
+
 if (!args.some((argument) => OTHER_COMMANDS.has(argument)) && typeof process.execve === 'function') {
   const missing = missingServeOptions();
   if (missing.length > 0) process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, process.argv[1], ...args], process.env);

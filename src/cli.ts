@@ -35,7 +35,7 @@ ${POLICY_USAGE}
 ${PRICE_LIST_USAGE}`;
 
 /** Past the drain's timeout, how long closing the sandbox and the database may take before the process exits anyway. */
-const SHUTDOWN_GRACE_MS = 5000;
+export const SHUTDOWN_GRACE_MS = 5000;
 
 /**
  * Serves until SIGTERM or SIGINT, then drains (server.ts) and exits: 0 when every request in

@@ -169,10 +169,18 @@ export class WorkerProcess {
     });
   }
 
-  /** SIGKILLs the process (idempotent). */
+  /**
+   * SIGKILLs the process (idempotent). fix: the process is referenced again until its exit is
+   * seen: killing an idle (unreferenced) worker while the server drained let the event loop empty
+   * first, and the API process ended (exit 0) before `exited` resolved, skipping the rest of the
+   * drain (closing the database, the "stopped" line).
+   */
   kill(): void {
     this.dead = true;
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.setReferenced(true);
+      this.child.kill('SIGKILL');
+    }
   }
 
   private onMessage(message: WorkerMessage): void {
