@@ -18,6 +18,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TARIFF = join(ROOT, 'bin', 'tariff.js');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
+/** A test here starts one to four Tariff processes: seconds each on a loaded machine. */
+const PROCESS_TEST_MS = 120_000;
+
 let directory: string;
 const started: Started[] = [];
 const listeners: Server[] = [];
@@ -75,27 +78,35 @@ describe('tariff --version', () => {
 });
 
 describe("tariff serve's Node options", () => {
-  it('started as plain `node bin/tariff.js serve`, the server process (same pid) runs with --expose-gc and --max-semi-space-size=64', async () => {
-    const port = await freePort();
-    const server = start(process.execPath, [TARIFF, 'serve'], { cwd: directory, env: serverEnvironment(port) });
-    started.push(server);
-    await waitForHealth(server, `http://127.0.0.1:${port}`);
-    const line = commandLine(server.child.pid!);
-    expect(line?.slice(1, 3)).toEqual(['--max-semi-space-size=64', '--expose-gc']);
-    expect(line?.slice(-2)).toEqual([TARIFF, 'serve']);
-    server.child.kill('SIGTERM');
-    expect(await server.ended).toEqual({ code: 0, signal: null });
-  });
+  it(
+    'started as plain `node bin/tariff.js serve`, the server process (same pid) runs with --expose-gc and --max-semi-space-size=64',
+    async () => {
+      const port = await freePort();
+      const server = start(process.execPath, [TARIFF, 'serve'], { cwd: directory, env: serverEnvironment(port) });
+      started.push(server);
+      await waitForHealth(server, `http://127.0.0.1:${port}`);
+      const line = commandLine(server.child.pid!);
+      expect(line?.slice(1, 3)).toEqual(['--max-semi-space-size=64', '--expose-gc']);
+      expect(line?.slice(-2)).toEqual([TARIFF, 'serve']);
+      server.child.kill('SIGTERM');
+      expect(await server.ended).toEqual({ code: 0, signal: null });
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it("keeps an operator's own --max-semi-space-size from NODE_OPTIONS, and adds only --expose-gc", async () => {
-    const port = await freePort();
-    const server = start(process.execPath, [TARIFF, 'serve'], { cwd: directory, env: serverEnvironment(port, { NODE_OPTIONS: '--max-semi-space-size=32' }) });
-    started.push(server);
-    await waitForHealth(server, `http://127.0.0.1:${port}`);
-    const line = commandLine(server.child.pid!)!;
-    expect(line).toContain('--expose-gc');
-    expect(line.some((argument) => argument.startsWith('--max-semi-space-size'))).toBe(false);
-  });
+  it(
+    "keeps an operator's own --max-semi-space-size from NODE_OPTIONS, and adds only --expose-gc",
+    async () => {
+      const port = await freePort();
+      const server = start(process.execPath, [TARIFF, 'serve'], { cwd: directory, env: serverEnvironment(port, { NODE_OPTIONS: '--max-semi-space-size=32' }) });
+      started.push(server);
+      await waitForHealth(server, `http://127.0.0.1:${port}`);
+      const line = commandLine(server.child.pid!)!;
+      expect(line).toContain('--expose-gc');
+      expect(line.some((argument) => argument.startsWith('--max-semi-space-size'))).toBe(false);
+    },
+    PROCESS_TEST_MS,
+  );
 
   it('the other commands are not re-executed: a price-list command runs without them', async () => {
     // A server that never answers keeps the command waiting while its command line is read.
@@ -130,25 +141,33 @@ describe('npm start', () => {
 });
 
 describe('start-up failures: one line each, no stack trace', () => {
-  it('a port in use names the address and TARIFF_PORT, and exits 1', async () => {
-    const port = await busyPort();
-    const failed = await run(process.execPath, [TARIFF, 'serve'], { cwd: directory, env: serverEnvironment(port) });
-    expect(failed).toMatchObject({
-      code: 1,
-      stdout: '',
-      stderr: `tariff: 127.0.0.1:${port} is already in use by another process: stop it, or set TARIFF_PORT to a free port\n`,
-    });
-  });
+  it(
+    'a port in use names the address and TARIFF_PORT, and exits 1',
+    async () => {
+      const port = await busyPort();
+      const failed = await run(process.execPath, [TARIFF, 'serve'], { cwd: directory, env: serverEnvironment(port) });
+      expect(failed).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `tariff: 127.0.0.1:${port} is already in use by another process: stop it, or set TARIFF_PORT to a free port\n`,
+      });
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('a metrics port in use names TARIFF_METRICS_PORT', async () => {
-    const [port, metricsPort] = [await freePort(), await busyPort()];
-    const failed = await run(process.execPath, [TARIFF, 'serve'], {
-      cwd: directory,
-      env: serverEnvironment(port, { TARIFF_METRICS: 'true', TARIFF_METRICS_PORT: String(metricsPort) }),
-    });
-    expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe(`tariff: 127.0.0.1:${metricsPort} is already in use by another process: stop it, or set TARIFF_METRICS_PORT to a free port\n`);
-  });
+  it(
+    'a metrics port in use names TARIFF_METRICS_PORT',
+    async () => {
+      const [port, metricsPort] = [await freePort(), await busyPort()];
+      const failed = await run(process.execPath, [TARIFF, 'serve'], {
+        cwd: directory,
+        env: serverEnvironment(port, { TARIFF_METRICS: 'true', TARIFF_METRICS_PORT: String(metricsPort) }),
+      });
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toBe(`tariff: 127.0.0.1:${metricsPort} is already in use by another process: stop it, or set TARIFF_METRICS_PORT to a free port\n`);
+    },
+    PROCESS_TEST_MS,
+  );
 
   it('a checkout that was never built says to run npm run build', async () => {
     const checkout = mkdtempSync(join(directory, 'checkout-'));
@@ -164,35 +183,39 @@ describe('start-up failures: one line each, no stack trace', () => {
     }
   });
 
-  it('db upgrade --dry-run creates no folder and no file, for the default database and a nested path', async () => {
-    const workingDirectory = mkdtempSync(join(directory, 'dry-run-'));
-    const environment = operatorEnvironment();
-    const defaultRun = await run(process.execPath, [TARIFF, 'db', 'upgrade', '--dry-run'], { cwd: workingDirectory, env: environment });
-    expect(defaultRun.code, defaultRun.stderr).toBe(0);
-    expect(defaultRun.stdout.split('\n')[0]).toBe(
-      `sqlite:${join(workingDirectory, 'data', 'tariff.db')} (does not exist yet; the dry run did not create it): an empty database`,
-    );
-    expect(defaultRun.stdout).toMatch(/^Tariff migrations \(pending\): 0001_rating_tables, /m);
-    expect(defaultRun.stdout).toMatch(/^dry run: nothing was changed$/m);
-    const nested = join(workingDirectory, 'a', 'b', 'tariff.db');
-    const nestedRun = await run(process.execPath, [TARIFF, 'db', 'upgrade', '--dry-run'], {
-      cwd: workingDirectory,
-      env: { ...environment, TARIFF_DATABASE_URL: `sqlite:${nested}` },
-    });
-    expect(nestedRun.code, nestedRun.stderr).toBe(0);
-    expect(readdirSync(workingDirectory)).toEqual([]);
-    // The real upgrade creates it; a dry run on it then reads the file and finds nothing to do.
-    const upgraded = await run(process.execPath, [TARIFF, 'db', 'upgrade'], {
-      cwd: workingDirectory,
-      env: { ...environment, TARIFF_DATABASE_URL: `sqlite:${nested}` },
-    });
-    expect(upgraded.code, upgraded.stderr).toBe(0);
-    expect(existsSync(nested)).toBe(true);
-    const again = await run(process.execPath, [TARIFF, 'db', 'upgrade', '--dry-run'], {
-      cwd: workingDirectory,
-      env: { ...environment, TARIFF_DATABASE_URL: `sqlite:${nested}` },
-    });
-    expect(again.stdout.split('\n')[0]).toBe(`sqlite:${nested}: Tariff's tables`);
-    expect(again.stdout).toMatch(/^already up to date$/m);
-  });
+  it(
+    'db upgrade --dry-run creates no folder and no file, for the default database and a nested path',
+    async () => {
+      const workingDirectory = mkdtempSync(join(directory, 'dry-run-'));
+      const environment = operatorEnvironment();
+      const defaultRun = await run(process.execPath, [TARIFF, 'db', 'upgrade', '--dry-run'], { cwd: workingDirectory, env: environment });
+      expect(defaultRun.code, defaultRun.stderr).toBe(0);
+      expect(defaultRun.stdout.split('\n')[0]).toBe(
+        `sqlite:${join(workingDirectory, 'data', 'tariff.db')} (does not exist yet; the dry run did not create it): an empty database`,
+      );
+      expect(defaultRun.stdout).toMatch(/^Tariff migrations \(pending\): 0001_rating_tables, /m);
+      expect(defaultRun.stdout).toMatch(/^dry run: nothing was changed$/m);
+      const nested = join(workingDirectory, 'a', 'b', 'tariff.db');
+      const nestedRun = await run(process.execPath, [TARIFF, 'db', 'upgrade', '--dry-run'], {
+        cwd: workingDirectory,
+        env: { ...environment, TARIFF_DATABASE_URL: `sqlite:${nested}` },
+      });
+      expect(nestedRun.code, nestedRun.stderr).toBe(0);
+      expect(readdirSync(workingDirectory)).toEqual([]);
+      // The real upgrade creates it; a dry run on it then reads the file and finds nothing to do.
+      const upgraded = await run(process.execPath, [TARIFF, 'db', 'upgrade'], {
+        cwd: workingDirectory,
+        env: { ...environment, TARIFF_DATABASE_URL: `sqlite:${nested}` },
+      });
+      expect(upgraded.code, upgraded.stderr).toBe(0);
+      expect(existsSync(nested)).toBe(true);
+      const again = await run(process.execPath, [TARIFF, 'db', 'upgrade', '--dry-run'], {
+        cwd: workingDirectory,
+        env: { ...environment, TARIFF_DATABASE_URL: `sqlite:${nested}` },
+      });
+      expect(again.stdout.split('\n')[0]).toBe(`sqlite:${nested}: Tariff's tables`);
+      expect(again.stdout).toMatch(/^already up to date$/m);
+    },
+    PROCESS_TEST_MS,
+  );
 });
