@@ -148,7 +148,6 @@ describe('start-up failures: one line each, no stack trace', () => {
       const failed = await run(process.execPath, [TARIFF, 'serve'], { cwd: directory, env: serverEnvironment(port) });
       expect(failed).toMatchObject({
         code: 1,
-        stdout: '',
         stderr: `tariff: 127.0.0.1:${port} is already in use by another process: stop it, or set TARIFF_PORT to a free port\n`,
       });
     },
