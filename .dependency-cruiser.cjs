@@ -37,6 +37,41 @@ const aggregatorRule = {
   to: { path: '^src/rating/(registry|routes)\\.ts$' },
 };
 
+/**
+ * The web console (console/src), bottom to top: api/ (the calls and their generated types) → the
+ * modules at its root (session, catalog, validity, …) → components/ and editor/ → editing/ (the
+ * rule editor) → pages/<page>/ → app.tsx and main.tsx (the frame and the entry). A layer imports
+ * only layers below it.
+ */
+const consoleLayers = [
+  { name: 'api', path: '^console/src/api/' },
+  { name: 'shared', path: '^console/src/(?!(app|main)\\.tsx$)[^/]+$' },
+  { name: 'components', path: '^console/src/(components|editor)/' },
+  { name: 'editing', path: '^console/src/editing/' },
+  { name: 'pages', path: '^console/src/pages/' },
+  { name: 'app', path: '^console/src/(app|main)\\.tsx$' },
+];
+
+const consoleLayerRules = consoleLayers.slice(0, -1).map((layer, index) => {
+  const above = consoleLayers.slice(index + 1);
+  return {
+    name: `console-${layer.name}`,
+    comment: `console: ${layer.name} never imports a layer above it (${above.map((upper) => upper.name).join(', ')})`,
+    severity: 'error',
+    from: { path: layer.path },
+    to: { path: above.map((upper) => upper.path) },
+  };
+});
+
+/** A page's folder never imports another page's: what two pages share moves down a layer. */
+const consolePageRule = {
+  name: 'console-page-alone',
+  comment: 'console: a page folder never imports another page folder',
+  severity: 'error',
+  from: { path: '^console/src/pages/([^/]+)/' },
+  to: { path: '^console/src/pages/', pathNot: '^console/src/pages/$1/' },
+};
+
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
@@ -49,11 +84,27 @@ module.exports = {
     },
     ...layerRules,
     aggregatorRule,
+    {
+      name: 'console-not-server',
+      comment: 'the console talks to the server over HTTP only: it imports none of its code or tests',
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { path: '^(src|test|bench)/' },
+    },
+    {
+      name: 'server-not-console',
+      comment: 'the server serves the built console; it imports none of its code',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^console/' },
+    },
+    ...consoleLayerRules,
+    consolePageRule,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     tsConfig: { fileName: 'tsconfig.test.json' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
   },
 };

@@ -3,7 +3,7 @@
  * threshold from the v1 API (docs/api.md §4), with lookups from ids to names so that no page
  * shows a UUID.
  */
-import { call, HASHMAP } from './api.js';
+import { call, HASHMAP } from './api/client.js';
 
 /** A service (`H/services`). */
 export interface Service {

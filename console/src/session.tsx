@@ -7,7 +7,7 @@
  */
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
-import { ApiError, call, messageOf, onUnauthenticated } from './api.js';
+import { ApiError, call, messageOf, onUnauthenticated } from './api/client.js';
 
 /** The console's view of its user. */
 export interface Session {

@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
 /** The cookie's name. */
 export const SESSION_COOKIE = 'tariff_session';
 
-/** The header every console call carries (console/src/api.ts), lowercased as Node gives it. */
+/** The header every console call carries (console/src/api/client.ts), lowercased as Node gives it. */
 export const CONSOLE_HEADER = 'x-tariff-console';
 
 /** Whether the request says it comes from the console's own scripts (`X-Tariff-Console: 1`). */

@@ -30,7 +30,7 @@ export interface ConsoleUnderTest {
   close(): Promise<void>;
 }
 
-/** What the console's own calls ask for besides JSON (console/src/api.ts): instants with offsets, updated objects with 200. */
+/** What the console's own calls ask for besides JSON (console/src/api/client.ts): instants with offsets, updated objects with 200. */
 export const CONSOLE_API_HEADERS: Readonly<Record<string, string>> = { 'x-tariff-datetimes': 'offset', prefer: 'return=representation' };
 
 /**

@@ -4,7 +4,7 @@
  * a write is under way.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../api.js';
+import { messageOf } from '../api/client.js';
 import { faultInput } from './fault-fields.js';
 
 /** The id of the control that edits `name` (`cost` → `editor-cost`); labels and errors point at it. */

@@ -12,7 +12,7 @@ import { EditorActions, SelectControl, TextControl } from './editor-controls.js'
 import { useEditorForm } from './editor-form.js';
 import { MappingVersion } from './mapping-version.js';
 import { changeMapping, createMapping, deleteMapping, mappingInputs, type MappingInputs } from './mapping-writes.js';
-import type { RuleParent } from './rule-editor.js';
+import type { RuleParent } from './edit-request.js';
 import { groupOptions, TYPE_OPTIONS } from './rule-values.js';
 
 /** What the editor says about a mapping's state: why it can or cannot change. */

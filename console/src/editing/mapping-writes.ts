@@ -2,9 +2,9 @@
  * The mapping writes the editor makes through the v1 API (docs/api.md §4, §6): create, change a
  * scheduled mapping, end a running one, a new version of a running one, delete (soft).
  */
-import { call, HASHMAP } from '../api.js';
+import { call, HASHMAP } from '../api/client.js';
 import type { Mapping } from '../catalog.js';
-import type { RuleParent } from './rule-editor.js';
+import type { RuleParent } from './edit-request.js';
 import { changedAttributes, dateTimeFromInput, dateTimeInput, decimalInput, textOrNull } from './rule-values.js';
 
 /** A mapping's attributes as the editor's inputs hold them (texts; empty = unset). */

@@ -4,22 +4,13 @@
  * change or delete a threshold; delete a service or a field. Every write goes through the v1 API;
  * the server's fault appears at the input it concerns (fault-fields.ts), or for the whole form.
  */
-import { hasGeneratedName, type Catalog, type Field, type Mapping, type Service, type Threshold } from '../catalog.js';
+import { hasGeneratedName, type Catalog, type Mapping } from '../catalog.js';
+import type { EditRequest } from './edit-request.js';
 import { decimalInput, placeName } from './rule-values.js';
 import { EditorDialog } from './editor-dialog.js';
 import { MappingForm } from './mapping-form.js';
 import { FieldForm, ServiceForm } from './structure-forms.js';
 import { ThresholdForm } from './threshold-form.js';
-
-/** A rule's parent: a service or one of its fields. */
-export type RuleParent = { service_id: string } | { field_id: string };
-
-/** What to edit: a new object when the existing one is absent. */
-export type EditRequest =
-  | { kind: 'service'; service?: Service }
-  | { kind: 'field'; service_id: string; field?: Field }
-  | { kind: 'mapping'; parent: RuleParent; mapping?: Mapping }
-  | { kind: 'threshold'; parent: RuleParent; threshold?: Threshold };
 
 /** Props of {@link RuleEditor}: `onClose(true)` after a write, so the page reloads. */
 export interface RuleEditorProps {

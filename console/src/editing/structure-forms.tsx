@@ -3,7 +3,7 @@
  * it. CloudKitty cannot rename either, so an existing one offers only its deletion.
  */
 import { useState } from 'preact/hooks';
-import { call, HASHMAP } from '../api.js';
+import { call, HASHMAP } from '../api/client.js';
 import { serviceOf, type Catalog, type Field, type Service } from '../catalog.js';
 import { Fault } from '../components/fault.js';
 import { DeleteConfirmation } from './delete-confirmation.js';

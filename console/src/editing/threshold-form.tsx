@@ -5,7 +5,7 @@ import { Fault } from '../components/fault.js';
 import { DeleteConfirmation } from './delete-confirmation.js';
 import { EditorActions, SelectControl, TextControl } from './editor-controls.js';
 import { useEditorForm } from './editor-form.js';
-import type { RuleParent } from './rule-editor.js';
+import type { RuleParent } from './edit-request.js';
 import { decimalInput, groupOptions, TYPE_OPTIONS } from './rule-values.js';
 import { changeThreshold, createThreshold, deleteThreshold, thresholdInputs, type ThresholdInputs } from './threshold-writes.js';
 

@@ -1,7 +1,7 @@
 /** The threshold writes the editor makes through the v1 API (docs/api.md §4): create, change, delete. */
-import { call, HASHMAP } from '../api.js';
+import { call, HASHMAP } from '../api/client.js';
 import type { Threshold } from '../catalog.js';
-import type { RuleParent } from './rule-editor.js';
+import type { RuleParent } from './edit-request.js';
 import { changedAttributes, decimalInput, textOrNull } from './rule-values.js';
 
 /** A threshold's attributes as the editor's inputs hold them (texts; empty = unset). */

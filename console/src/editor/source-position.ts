@@ -1,15 +1,8 @@
 /** Where a compile error lies in an editor's document. */
 import type { Text } from '@codemirror/state';
+import type { SourceError } from '../api/scripts.js';
 
-/**
- * An error in a source: Python's message and position, `line` and `column` 1-based (Python's
- * `lineno` and `offset`); 0 when Python gave no position.
- */
-export interface SourceError {
-  message: string;
-  line: number;
-  column: number;
-}
+export type { SourceError } from '../api/scripts.js';
 
 /**
  * The document range to mark for `error`: the character at its line and column (clamped into the

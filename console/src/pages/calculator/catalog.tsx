@@ -4,7 +4,7 @@
  * tenants the rules are written for offered, and the explanation naming each rule.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { loadCatalog, type Catalog, type Field } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import { fromUtcDateTimeLocal, toUtcDateTimeLocal, UtcDateTimeInput } from '../../components/utc-datetime-input.js';

@@ -4,7 +4,7 @@
  * Both calculator forms (with the configuration's names and quote-only) share it.
  */
 import { useCallback, useState } from 'preact/hooks';
-import { call, messageOf } from '../../api.js';
+import { call, messageOf } from '../../api/client.js';
 import { quoteBody, type ContributionRow, type QuoteAnswer, type UsageForm } from './quote.js';
 import type { QuoteResult } from './result.js';
 

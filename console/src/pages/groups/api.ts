@@ -2,7 +2,7 @@
  * The hashmap module's groups through the v1 API (docs/api.md §4): creating and deleting a group
  * and reading the rules it holds.
  */
-import { call, HASHMAP } from '../../api.js';
+import { call, HASHMAP } from '../../api/client.js';
 import type { Group, Mapping, Threshold } from '../../catalog.js';
 
 /** A group's rules: its non-deleted mappings and its thresholds. */

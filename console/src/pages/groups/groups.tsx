@@ -4,7 +4,7 @@
  * or deleted with it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { loadCatalog, type Catalog, type Group } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import { createGroup } from './api.js';

@@ -4,13 +4,13 @@
  * and tenant, by names.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { mappingName, serviceOf, type Catalog, type Group, type Mapping, type Threshold } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { validityState } from '../../validity.js';
 import { loadGroupRules, type GroupRules } from './api.js';
-import { countOf, formatDecimal, orDash } from '../services/format.js';
+import { countOf, formatDecimal, orDash } from '../../format.js';
 
 /** The rules of `group`, read when shown; names from `catalog`. */
 export function GroupRulesTable({ group, catalog }: { group: Group; catalog: Catalog }) {

@@ -4,13 +4,13 @@
  * (mappings) or runs (scripts), and who created, updated and deleted it; with a timeline.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { formatDateTime } from '../../validity.js';
 import { HistoryTimeline } from './timeline.js';
 import { DETAIL_COLUMNS, isVersionedKind, loadVersions, type RuleVersion, type VersionedKind } from './versions.js';
-import { countOf } from '../services/format.js';
+import { countOf } from '../../format.js';
 import './history.css';
 
 /** Props of {@link History}, from the route: `kind` is `mappings` or `scripts`, `name` the rule's. */

@@ -3,12 +3,12 @@
  * soft-deleted ones included (`?deleted=true`), ordered by start, each with its state, its dates,
  * what it charges or runs, and who created, updated and deleted it (CloudKitty's audit columns).
  */
-import { call, PYSCRIPTS } from '../../api.js';
+import { call, PYSCRIPTS } from '../../api/client.js';
 import { groupName, loadCatalog, serviceOf, type Catalog, type Mapping } from '../../catalog.js';
 import type { RuleState } from '../../components/state-badge.js';
 import { validityState } from '../../validity.js';
-import type { Script } from '../scripts/api.js';
-import { formatDecimal, orDash } from '../services/format.js';
+import type { Script } from '../../api/scripts.js';
+import { formatDecimal, orDash } from '../../format.js';
 
 /** The kinds of versioned rule, as the route names them. */
 export type VersionedKind = 'mappings' | 'scripts';

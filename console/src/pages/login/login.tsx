@@ -5,7 +5,7 @@
  * saying what happened ({@link loginFault}).
  */
 import { useState } from 'preact/hooks';
-import { ApiError, messageOf } from '../../api.js';
+import { ApiError, messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import type { LoginCredentials } from '../../session.js';
 import './login.css';

@@ -5,7 +5,7 @@
  * per rule it changed (issue 26: the console read CloudKitty's audit columns, which saw no
  * apply's changes and said `unknown` for every row of noauth mode).
  */
-import { call } from '../../api.js';
+import { call } from '../../api/client.js';
 import { serviceOf, type Catalog, type Mapping } from '../../catalog.js';
 
 /** A change as `GET /v2/rating/changes` lists it. */

@@ -4,12 +4,12 @@
  * (who, what and when) from the audit trail (`GET /v2/rating/changes`).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, messageOf, PYSCRIPTS } from '../../api.js';
+import { call, messageOf, PYSCRIPTS } from '../../api/client.js';
 import { loadCatalog } from '../../catalog.js';
 import { useSession } from '../../session.js';
 import { formatDateTime } from '../../validity.js';
 import { latestChanges, type Change } from './changes.js';
-import type { Script } from '../scripts/api.js';
+import type { Script } from '../../api/scripts.js';
 
 /** A module as `GET /v2/rating/modules` lists it. */
 interface Module {

@@ -3,7 +3,7 @@
  * offered as a file through a Blob URL, and ready to be edited in the page's document.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import { exportPriceList, MEDIA_TYPES, type DocumentFormat } from './document.js';
 

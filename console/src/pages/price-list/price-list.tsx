@@ -5,7 +5,7 @@
  * configuration changed since the dry run.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, messageOf } from '../../api.js';
+import { ApiError, messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import { fromUtcDateTimeLocal, toUtcDateTimeLocal, UtcDateTimeInput } from '../../components/utc-datetime-input.js';
 import { formatDateTime } from '../../validity.js';

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { Fault } from '../../components/fault.js';
 import { fromUtcDateTimeLocal, UtcDateTimeInput } from '../../components/utc-datetime-input.js';
-import { createScript } from './api.js';
+import { createScript } from '../../api/scripts.js';
 import { ScriptSource } from './source.js';
 import { useScriptWrite } from './write.js';
 

@@ -4,11 +4,11 @@
  * or a new version, an ended one stays as it is. Any script may be deleted (soft: its history keeps it).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { formatDateTime, validityState } from '../../validity.js';
-import { deleteScript, readScript, type Script } from './api.js';
+import { deleteScript, readScript, type Script } from '../../api/scripts.js';
 import { RunningScriptForms } from './running.js';
 import { ScheduledScriptForm } from './scheduled.js';
 import { ScriptSource } from './source.js';

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { Fault } from '../../components/fault.js';
 import { fromUtcDateTimeLocal, toUtcDateTimeLocal, UtcDateTimeInput } from '../../components/utc-datetime-input.js';
 import { formatDateTime } from '../../validity.js';
-import { createScriptVersion, endScript, type Script } from './api.js';
+import { createScriptVersion, endScript, type Script } from '../../api/scripts.js';
 import { dateTimeValue } from './scheduled.js';
 import { ScriptSource } from './source.js';
 import { useScriptWrite } from './write.js';

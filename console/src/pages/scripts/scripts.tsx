@@ -5,11 +5,11 @@
  * Deleted scripts are shown on request (issue 26), with when and by whom; they open only as history.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { formatDateTime, validityState } from '../../validity.js';
-import { listScripts, type Script } from './api.js';
+import { listScripts, type Script } from '../../api/scripts.js';
 import { ScriptCreateForm } from './create.js';
 import { ScriptDetail } from './detail.js';
 import './scripts.css';

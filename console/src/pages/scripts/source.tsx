@@ -4,10 +4,9 @@
  * the same text beside it.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import type { PythonEditor, SourceError } from '../../editor/python-editor.js';
-import { describeSourceError } from './api.js';
 
 /** Props of {@link ScriptSource}. The first `source` is shown; later ones are ignored (remount with a `key`). */
 export interface ScriptSourceProps {
@@ -65,4 +64,9 @@ export function ScriptSource({ id, source, label, readOnly, onChange, error }: S
       )}
     </div>
   );
+}
+
+/** A compile error as text: `line 3, column 5: invalid syntax` (no position when Python gave none). */
+function describeSourceError(error: SourceError): string {
+  return error.line > 0 ? `line ${error.line}, column ${error.column}: ${error.message}` : error.message;
 }

@@ -1,8 +1,8 @@
 /** The state of a script form's write: busy, the server's fault, or a compile error at its line. */
 import { useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import type { SourceError } from '../../editor/source-position.js';
-import { compileErrorOf } from './api.js';
+import { compileErrorOf } from '../../api/scripts.js';
 
 /** A form's write in progress and what the server answered. */
 export interface ScriptWrite {

@@ -5,7 +5,7 @@
  */
 import { groupName, type Catalog, type Field, type Mapping, type Service, type Threshold } from '../../catalog.js';
 import { validityState, type ValidityState } from '../../validity.js';
-import { formatDecimal } from './format.js';
+import { formatDecimal } from '../../format.js';
 
 /** A service's heading row, with how many rules it holds (its fields' included). */
 export interface ServiceRow {

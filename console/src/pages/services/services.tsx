@@ -4,12 +4,13 @@
  * service, field, mapping or threshold; edit or delete one) and each mapping's history.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { messageOf } from '../../api.js';
+import { messageOf } from '../../api/client.js';
 import { loadCatalog, type Catalog } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
-import { RuleEditor, type EditRequest } from '../../editing/rule-editor.js';
+import type { EditRequest } from '../../editing/edit-request.js';
+import { RuleEditor } from '../../editing/rule-editor.js';
 import { ServicesFilters } from './filters.js';
-import { countOf } from './format.js';
+import { countOf } from '../../format.js';
 import { buildRows, countRules, filterRows, isFiltering, NO_FILTER, type RowFilter } from './rows.js';
 import { ServicesTable } from './table.js';
 import './services.css';

@@ -5,10 +5,10 @@
  */
 import { useMemo, useRef } from 'preact/hooks';
 import { StateBadge } from '../../components/state-badge.js';
-import type { EditRequest, RuleParent } from '../../editing/rule-editor.js';
+import type { EditRequest, RuleParent } from '../../editing/edit-request.js';
 import { hasGeneratedName, mappingNameAt } from '../../catalog.js';
 import { formatDateTime } from '../../validity.js';
-import { countOf, formatDecimal, orDash } from './format.js';
+import { countOf, formatDecimal, orDash } from '../../format.js';
 import type { FieldRow, MappingRow, RuleRow, ServiceRow, ServicesRow, ThresholdRow } from './rows.js';
 import { useFixedRowVirtualizer } from './virtualizer.js';
 

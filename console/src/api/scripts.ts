@@ -3,8 +3,17 @@
  * changing, ending, versioning and deleting them, and reading a compile error's line and column
  * back out of the server's fault.
  */
-import { ApiError, call, PYSCRIPTS } from '../../api.js';
-import type { SourceError } from '../../editor/source-position.js';
+import { ApiError, call, PYSCRIPTS } from './client.js';
+
+/**
+ * An error in a source: Python's message and position, `line` and `column` 1-based (Python's
+ * `lineno` and `offset`); 0 when Python gave no position.
+ */
+export interface SourceError {
+  message: string;
+  line: number;
+  column: number;
+}
 
 /** A script as the API returns it: dates ISO with offset or null; `data` absent from `no_data` lists. */
 export interface Script {
@@ -101,9 +110,4 @@ export function compileErrorOf(error: unknown): SourceError | undefined {
   const match = COMPILE_FAULT.exec(error.message);
   if (match === null) return undefined;
   return { message: match[1], line: Number(match[2]), column: Number(match[3]) };
-}
-
-/** A compile error as text: `line 3, column 5: invalid syntax` (no position when Python gave none). */
-export function describeSourceError(error: SourceError): string {
-  return error.line > 0 ? `line ${error.line}, column ${error.column}: ${error.message}` : error.message;
 }

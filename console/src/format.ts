@@ -1,5 +1,5 @@
-/** How the services and history pages write the API's values. */
-import { plainDecimal } from '../../decimal-text.js';
+/** How the pages write the API's values: decimals without trailing zeros, a dash for none, counts with their noun. */
+import { plainDecimal } from './decimal-text.js';
 
 /**
  * A decimal as the API sends it (`cost` with 28 fraction digits, `level` with 8) without its
