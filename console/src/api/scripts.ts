@@ -3,6 +3,7 @@
  * changing, ending, versioning and deleting them, and reading a compile error's line and column
  * back out of the server's fault.
  */
+import type { Answer, RequestBody } from './answers.js';
 import { ApiError, call, PYSCRIPTS } from './client.js';
 
 /**
@@ -16,31 +17,13 @@ export interface SourceError {
 }
 
 /** A script as the API returns it: dates ISO with offset or null; `data` absent from `no_data` lists. */
-export interface Script {
-  script_id: string;
-  name: string;
-  /** The Python source. */
-  data?: string;
-  /** Lowercase hex SHA-512 of the UTF-8 source. */
-  checksum: string;
-  description: string | null;
-  start: string | null;
-  end: string | null;
-  created_at: string | null;
-  deleted: string | null;
-  created_by: string | null;
-  updated_by: string | null;
-  deleted_by: string | null;
-}
+export type Script = Answer<'/v1/rating/module_config/pyscripts/scripts/{script_id}', 'get'>;
 
-/** What a create or a change sends: dates as ISO texts, `null` to clear an end. */
-export interface ScriptDraft {
-  name: string;
-  data: string;
-  description: string | null;
-  start?: string;
-  end: string | null;
-}
+/** What a create sends: dates as ISO texts, `null` to clear an end. */
+export type ScriptDraft = Pick<RequestBody<'/v1/rating/module_config/pyscripts/scripts', 'post'>, 'name' | 'data' | 'description' | 'start' | 'end'>;
+
+/** What a change of a scheduled script sends. */
+export type ScriptChange = Pick<RequestBody<'/v1/rating/module_config/pyscripts/scripts/{script_id}', 'put'>, 'data' | 'description' | 'start' | 'end'>;
 
 const scriptPath = (script: Script) => `${PYSCRIPTS}/scripts/${encodeURIComponent(script.script_id)}`;
 
@@ -49,7 +32,8 @@ const scriptPath = (script: Script) => `${PYSCRIPTS}/scripts/${encodeURIComponen
  * `withDeleted` (`deleted=true`, docs/api.md §5). @throws ApiError
  */
 export async function listScripts(withDeleted = false): Promise<Script[]> {
-  const { scripts } = await call<{ scripts: Script[] }>('GET', `${PYSCRIPTS}/scripts?no_data=true${withDeleted ? '&deleted=true' : ''}`);
+  const path = `${PYSCRIPTS}/scripts?no_data=true${withDeleted ? '&deleted=true' : ''}`;
+  const { scripts } = await call<Answer<'/v1/rating/module_config/pyscripts/scripts', 'get'>>('GET', path);
   return scripts.sort((a, b) => a.name.localeCompare(b.name) || (a.start ?? '').localeCompare(b.start ?? ''));
 }
 
@@ -69,7 +53,7 @@ export function createScript(draft: ScriptDraft): Promise<Script> {
  *
  * @throws ApiError (400 compile error or dates refused, 409 interval clash)
  */
-export function updateScheduledScript(script: Script, change: Omit<ScriptDraft, 'name'>): Promise<Script> {
+export function updateScheduledScript(script: Script, change: ScriptChange): Promise<Script> {
   return call<Script>('PUT', scriptPath(script), change);
 }
 
