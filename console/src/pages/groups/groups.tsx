@@ -3,13 +3,15 @@
  * it holds; a group is created by name, its rules shown, and it is deleted with its rules detached
  * or deleted with it.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { messageOf } from '../../api/client.js';
 import { loadCatalog, type Catalog, type Group } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
+import { Notice } from '../../components/notice.js';
 import { createGroup } from './api.js';
 import { GroupDeletion } from './delete.js';
 import { GroupRulesTable } from './rules.js';
+import { useResource } from '../../use-resource.js';
 import './groups.css';
 
 /** How many live mappings and thresholds a group holds. */
@@ -37,21 +39,9 @@ type Opened = { kind: 'none' } | { kind: 'rules' | 'delete'; groupId: string };
 
 /** The groups page. */
 export function Groups() {
-  const [catalog, setCatalog] = useState<Catalog | undefined>();
-  const [fault, setFault] = useState<string | undefined>();
+  const { value: catalog, fault, loading, reload } = useResource<Catalog>(loadCatalog);
   const [notice, setNotice] = useState<string | undefined>();
   const [opened, setOpened] = useState<Opened>({ kind: 'none' });
-
-  const reload = () =>
-    loadCatalog().then(
-      (loaded) => {
-        setCatalog(loaded);
-        setFault(undefined);
-      },
-      (error: unknown) => setFault(messageOf(error)),
-    );
-
-  useEffect(() => void reload(), []);
 
   const counts = catalog === undefined ? new Map<string, RuleCounts>() : countRulesByGroup(catalog);
   const openedGroup = opened.kind === 'none' ? undefined : catalog?.groupById.get(opened.groupId);
@@ -67,11 +57,7 @@ export function Groups() {
         the resource’s price is the sum of its groups’ amounts. Rules without a group form one group of their own.
       </p>
       <Fault message={fault} />
-      {notice !== undefined && (
-        <p role="status" class="group-notice">
-          {notice}
-        </p>
-      )}
+      <Notice message={notice} />
       <CreateGroupForm
         onCreated={(group) => {
           setNotice(`Group ${group.name} created.`);
@@ -79,7 +65,7 @@ export function Groups() {
         }}
       />
       {catalog === undefined ? (
-        fault === undefined && <p aria-busy="true">Loading…</p>
+        loading && <p aria-busy="true">Loading…</p>
       ) : catalog.groups.length === 0 ? (
         <p>No group yet.</p>
       ) : (

@@ -3,25 +3,17 @@
  * with its service, field, value or level, type, cost (per unit of quantity per collection period)
  * and tenant, by names.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../../api/client.js';
 import { mappingName, serviceOf, type Catalog, type Group, type Mapping, type Threshold } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { validityState } from '../../validity.js';
 import { loadGroupRules, type GroupRules } from './api.js';
 import { countOf, formatDecimal, orDash } from '../../format.js';
+import { useResource } from '../../use-resource.js';
 
 /** The rules of `group`, read when shown; names from `catalog`. */
 export function GroupRulesTable({ group, catalog }: { group: Group; catalog: Catalog }) {
-  const [rules, setRules] = useState<GroupRules | undefined>();
-  const [fault, setFault] = useState<string | undefined>();
-
-  useEffect(() => {
-    setRules(undefined);
-    setFault(undefined);
-    loadGroupRules(group).then(setRules, (error: unknown) => setFault(messageOf(error)));
-  }, [group.group_id]);
+  const { value: rules, fault, loading } = useResource<GroupRules>(() => loadGroupRules(group), [group.group_id]);
 
   const titleId = `group-rules-${group.group_id}`;
   return (
@@ -29,7 +21,7 @@ export function GroupRulesTable({ group, catalog }: { group: Group; catalog: Cat
       <h2 id={titleId}>Rules of group {group.name}</h2>
       <Fault message={fault} />
       {rules === undefined ? (
-        fault === undefined && <p aria-busy="true">Loading the rules…</p>
+        loading && <p aria-busy="true">Loading the rules…</p>
       ) : rules.mappings.length + rules.thresholds.length === 0 ? (
         <p>No mapping or threshold belongs to {group.name}.</p>
       ) : (

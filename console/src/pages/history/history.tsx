@@ -3,14 +3,13 @@
  * version sharing the name, deleted ones included, by start: its state, dates, what it charges
  * (mappings) or runs (scripts), and who created, updated and deleted it; with a timeline.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { formatDateTime } from '../../validity.js';
 import { HistoryTimeline } from './timeline.js';
 import { DETAIL_COLUMNS, isVersionedKind, loadVersions, type RuleVersion, type VersionedKind } from './versions.js';
 import { countOf } from '../../format.js';
+import { useResource } from '../../use-resource.js';
 import './history.css';
 
 /** Props of {@link History}, from the route: `kind` is `mappings` or `scripts`, `name` the rule's. */
@@ -33,23 +32,15 @@ export function History({ kind, name = '' }: HistoryProps) {
 }
 
 function VersionHistory({ kind, name }: { kind: VersionedKind; name: string }) {
-  const [versions, setVersions] = useState<RuleVersion[] | undefined>();
-  const [fault, setFault] = useState<string | undefined>();
-  const [now, setNow] = useState(Date.now);
-  const noun = kind === 'mappings' ? 'mapping' : 'script';
-
-  useEffect(() => {
+  const {
+    value: loaded,
+    fault,
+    loading,
+  } = useResource(async () => {
     const loadedAt = Date.now();
-    setVersions(undefined);
-    setFault(undefined);
-    loadVersions(kind, name, loadedAt).then(
-      (loaded) => {
-        setNow(loadedAt);
-        setVersions(loaded);
-      },
-      (error: unknown) => setFault(messageOf(error)),
-    );
+    return { versions: await loadVersions(kind, name, loadedAt), loadedAt };
   }, [kind, name]);
+  const noun = kind === 'mappings' ? 'mapping' : 'script';
 
   return (
     <section class="history">
@@ -60,19 +51,19 @@ function VersionHistory({ kind, name }: { kind: VersionedKind; name: string }) {
         History of {noun} {name}
       </h1>
       <Fault message={fault} />
-      {versions === undefined ? (
-        fault === undefined && <p aria-busy="true">Loading…</p>
-      ) : versions.length === 0 ? (
+      {loaded === undefined ? (
+        loading && <p aria-busy="true">Loading…</p>
+      ) : loaded.versions.length === 0 ? (
         <p role="status">
           No {noun} was ever named {name}.
         </p>
       ) : (
         <>
-          <p role="status">{countOf(versions.length, 'version')}, oldest start first.</p>
+          <p role="status">{countOf(loaded.versions.length, 'version')}, oldest start first.</p>
           <h2>Timeline</h2>
-          <HistoryTimeline versions={versions} now={now} />
+          <HistoryTimeline versions={loaded.versions} now={loaded.loadedAt} />
           <h2>Versions</h2>
-          <VersionsTable kind={kind} versions={versions} />
+          <VersionsTable kind={kind} versions={loaded.versions} />
         </>
       )}
     </section>

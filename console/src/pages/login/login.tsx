@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
+import { Notice } from '../../components/notice.js';
 import type { LoginCredentials } from '../../session.js';
 import './login.css';
 
@@ -72,7 +73,7 @@ export function Login({ onLogIn, notice }: { onLogIn: (credentials: LoginCredent
         <section class="login">
           <h1>Log in</h1>
           <p class="hint">With your OpenStack (Keystone) account; Tariff keeps the token in a cookie scripts cannot read.</p>
-          {notice !== undefined && <p role="status">{notice}</p>}
+          <Notice message={notice} />
           <Fault message={fault} />
           <form onSubmit={(event) => void submit(event)}>
             <label for="login-user">User</label>

@@ -12,6 +12,7 @@ import { deleteScript, readScript, type Script } from '../../api/scripts.js';
 import { RunningScriptForms } from './running.js';
 import { ScheduledScriptForm } from './scheduled.js';
 import { ScriptSource } from './source.js';
+import { useResource } from '../../use-resource.js';
 
 /** Props of {@link ScriptDetail}: `onChanged` after any write (the list reloads), `onDeleted` after a delete. */
 export interface ScriptDetailProps {
@@ -23,16 +24,9 @@ export interface ScriptDetailProps {
 
 /** The opened script. */
 export function ScriptDetail({ script: listed, onChanged, onDeleted, onClose }: ScriptDetailProps) {
-  const [script, setScript] = useState<Script | undefined>();
-  const [fault, setFault] = useState<string | undefined>();
   const [version, setVersion] = useState(0);
+  const { value: script, fault, loading } = useResource<Script>(() => readScript(listed), [listed.script_id, version]);
   const heading = useRef<HTMLHeadingElement>(null);
-
-  useEffect(() => {
-    setScript(undefined);
-    setFault(undefined);
-    readScript(listed).then(setScript, (error: unknown) => setFault(messageOf(error)));
-  }, [listed.script_id, version]);
 
   useEffect(() => heading.current?.focus(), [listed.script_id]);
 
@@ -56,7 +50,7 @@ export function ScriptDetail({ script: listed, onChanged, onDeleted, onClose }: 
       </p>
       <Fault message={fault} />
       {script === undefined ? (
-        fault === undefined && <p aria-busy="true">Loading the script…</p>
+        loading && <p aria-busy="true">Loading the script…</p>
       ) : (
         <>
           <ScriptAttributes script={script} />

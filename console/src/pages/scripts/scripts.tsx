@@ -4,14 +4,15 @@
  * source in the Python editor (loaded lazily) and what its state allows; a new script can be created.
  * Deleted scripts are shown on request (issue 26), with when and by whom; they open only as history.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { messageOf } from '../../api/client.js';
+import { useState } from 'preact/hooks';
 import { Fault } from '../../components/fault.js';
+import { Notice } from '../../components/notice.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { formatDateTime, validityState } from '../../validity.js';
 import { listScripts, type Script } from '../../api/scripts.js';
 import { ScriptCreateForm } from './create.js';
 import { ScriptDetail } from './detail.js';
+import { useResource } from '../../use-resource.js';
 import './scripts.css';
 
 /** How many hex digits of a checksum the list shows. */
@@ -22,22 +23,10 @@ type Opened = { kind: 'none' } | { kind: 'new' } | { kind: 'script'; scriptId: s
 
 /** The scripts page. */
 export function Scripts() {
-  const [scripts, setScripts] = useState<Script[] | undefined>();
-  const [fault, setFault] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const [opened, setOpened] = useState<Opened>({ kind: 'none' });
   const [withDeleted, setWithDeleted] = useState(false);
-
-  const reload = () =>
-    listScripts(withDeleted).then(
-      (loaded) => {
-        setScripts(loaded);
-        setFault(undefined);
-      },
-      (error: unknown) => setFault(messageOf(error)),
-    );
-
-  useEffect(() => void reload(), [withDeleted]);
+  const { value: scripts, fault, loading, reload } = useResource<Script[]>(() => listScripts(withDeleted), [withDeleted]);
 
   const openedScript = opened.kind === 'script' ? scripts?.find((script) => script.script_id === opened.scriptId) : undefined;
   return (
@@ -48,11 +37,7 @@ export function Scripts() {
         script.
       </p>
       <Fault message={fault} />
-      {notice !== undefined && (
-        <p role="status" class="script-notice">
-          {notice}
-        </p>
-      )}
+      <Notice message={notice} />
       <p class="scripts-toolbar">
         <button
           type="button"
@@ -68,7 +53,7 @@ export function Scripts() {
         </label>
       </p>
       {scripts === undefined ? (
-        fault === undefined && <p aria-busy="true">Loading…</p>
+        loading && <p aria-busy="true">Loading…</p>
       ) : scripts.length === 0 ? (
         <p>No script yet.</p>
       ) : (

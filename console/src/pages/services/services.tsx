@@ -3,12 +3,12 @@
  * tenant and validity state; searched and filtered; the entry points of the rule editor (new
  * service, field, mapping or threshold; edit or delete one) and each mapping's history.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { messageOf } from '../../api/client.js';
+import { useMemo, useState } from 'preact/hooks';
 import { loadCatalog, type Catalog } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import type { EditRequest } from '../../editing/edit-request.js';
 import { RuleEditor } from '../../editing/rule-editor.js';
+import { useResource } from '../../use-resource.js';
 import { ServicesFilters } from './filters.js';
 import { countOf } from '../../format.js';
 import { buildRows, countRules, filterRows, isFiltering, NO_FILTER, type RowFilter } from './rows.js';
@@ -17,23 +17,9 @@ import './services.css';
 
 /** The services page. */
 export function Services() {
-  const [catalog, setCatalog] = useState<Catalog | undefined>();
-  const [fault, setFault] = useState<string | undefined>();
+  const { value: catalog, fault, loading, reload } = useResource<Catalog>(loadCatalog);
   const [filter, setFilter] = useState<RowFilter>(NO_FILTER);
   const [editing, setEditing] = useState<EditRequest | undefined>();
-
-  const reload = () =>
-    loadCatalog().then(
-      (loaded) => {
-        setFault(undefined);
-        setCatalog(loaded);
-      },
-      (error: unknown) => setFault(messageOf(error)),
-    );
-
-  useEffect(() => {
-    void reload();
-  }, []);
 
   const rows = useMemo(() => (catalog === undefined ? [] : buildRows(catalog)), [catalog]);
   const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
@@ -51,7 +37,7 @@ export function Services() {
         </button>
       </div>
       {catalog === undefined ? (
-        fault === undefined && <p aria-busy="true">Loading…</p>
+        loading && <p aria-busy="true">Loading…</p>
       ) : (
         <>
           <p role="status" class="services-count">
