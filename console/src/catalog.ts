@@ -3,63 +3,20 @@
  * threshold from the v1 API (docs/api.md §4), with lookups from ids to names so that no page
  * shows a UUID.
  */
-import { call, HASHMAP } from './api/client.js';
+import {
+  listFields,
+  listGroups,
+  listMappings,
+  listServices,
+  listThresholds,
+  type Field,
+  type Group,
+  type Mapping,
+  type Service,
+  type Threshold,
+} from './api/hashmap.js';
 
-/** A service (`H/services`). */
-export interface Service {
-  service_id: string;
-  name: string;
-}
-
-/** A field of a service (`H/fields?service_id=`). */
-export interface Field {
-  field_id: string;
-  service_id: string;
-  name: string;
-}
-
-/** A group (`H/groups`). */
-export interface Group {
-  group_id: string;
-  name: string;
-}
-
-/**
- * A mapping as the API returns it: `cost` a decimal string (28 fraction digits; per unit of
- * quantity per collection period), dates ISO with offset or null, exactly one of `service_id` /
- * `field_id`.
- */
-export interface Mapping {
-  mapping_id: string;
-  value: string | null;
-  type: 'flat' | 'rate';
-  cost: string | null;
-  service_id: string | null;
-  field_id: string | null;
-  group_id: string | null;
-  tenant_id: string | null;
-  name: string;
-  description: string | null;
-  start: string | null;
-  end: string | null;
-  created_at: string | null;
-  deleted: string | null;
-  created_by: string | null;
-  updated_by: string | null;
-  deleted_by: string | null;
-}
-
-/** A threshold: `level` a decimal string (8 fraction digits), no validity interval. */
-export interface Threshold {
-  threshold_id: string;
-  level: string | null;
-  type: 'flat' | 'rate';
-  cost: string | null;
-  service_id: string | null;
-  field_id: string | null;
-  group_id: string | null;
-  tenant_id: string | null;
-}
+export type { Field, Group, Mapping, Service, Threshold } from './api/hashmap.js';
 
 /** Everything the hashmap module holds, and names for ids. */
 export interface Catalog {
@@ -92,34 +49,26 @@ export function groupName(catalog: Catalog, groupId: string | null): string {
  * @throws ApiError when a call is refused.
  */
 export async function loadCatalog(options: { deleted?: boolean } = {}): Promise<Catalog> {
-  const servicesLoaded = call<{ services: Service[] }>('GET', `${HASHMAP}/services`).then((answer) => answer.services);
+  const servicesLoaded = listServices();
   // Each service's fields are asked for as soon as the services are known, not after the (much
   // longer) list of mappings has been read.
-  const fieldsLoaded = servicesLoaded.then(async (services) =>
-    (
-      await Promise.all(
-        services.map((service) =>
-          call<{ fields: Field[] }>('GET', `${HASHMAP}/fields?service_id=${encodeURIComponent(service.service_id)}`).then((answer) => answer.fields),
-        ),
-      )
-    ).flat(),
-  );
+  const fieldsLoaded = servicesLoaded.then(async (services) => (await Promise.all(services.map(listFields))).flat());
   const [services, fields, groups, mappings, thresholds] = await Promise.all([
     servicesLoaded,
     fieldsLoaded,
-    call<{ groups: Group[] }>('GET', `${HASHMAP}/groups`),
-    call<{ mappings: Mapping[] }>('GET', `${HASHMAP}/mappings${options.deleted ? '?deleted=true' : ''}`),
-    call<{ thresholds: Threshold[] }>('GET', `${HASHMAP}/thresholds`),
+    listGroups(),
+    listMappings(options.deleted),
+    listThresholds(),
   ]);
   return {
     services,
     fields,
-    groups: groups.groups,
-    mappings: mappings.mappings,
-    thresholds: thresholds.thresholds,
+    groups,
+    mappings,
+    thresholds,
     serviceById: new Map(services.map((service) => [service.service_id, service])),
     fieldById: new Map(fields.map((field) => [field.field_id, field])),
-    groupById: new Map(groups.groups.map((group) => [group.group_id, group])),
+    groupById: new Map(groups.map((group) => [group.group_id, group])),
   };
 }
 

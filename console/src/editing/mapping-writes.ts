@@ -2,10 +2,10 @@
  * The mapping writes the editor makes through the v1 API (docs/api.md §4, §6): create, change a
  * scheduled mapping, end a running one, a new version of a running one, delete (soft).
  */
-import { call, HASHMAP } from '../api/client.js';
-import type { Mapping } from '../catalog.js';
+import * as hashmap from '../api/hashmap.js';
+import type { Mapping, MappingChange, MappingCreation } from '../api/hashmap.js';
 import type { RuleParent } from './edit-request.js';
-import { changedAttributes, dateTimeFromInput, dateTimeInput, decimalInput, textOrNull } from './rule-values.js';
+import { changedAttributes, ruleType, dateTimeFromInput, dateTimeInput, decimalInput, textOrNull } from './rule-values.js';
 
 /** A mapping's attributes as the editor's inputs hold them (texts; empty = unset). */
 export interface MappingInputs extends Record<string, string> {
@@ -56,7 +56,7 @@ const TO_API = {
  * @throws ApiError with the server's fault.
  */
 export async function createMapping(parent: RuleParent, inputs: MappingInputs): Promise<Mapping> {
-  const body: Record<string, unknown> = { ...parent, type: inputs.type };
+  const body: Partial<MappingCreation> = { ...parent, type: ruleType(inputs.type) };
   if ('field_id' in parent) body.value = textOrNull(inputs.value);
   for (const attribute of ['cost', 'group_id', 'tenant_id', 'name', 'description'] as const) {
     if (inputs[attribute].trim() !== '') body[attribute] = inputs[attribute].trim();
@@ -64,7 +64,7 @@ export async function createMapping(parent: RuleParent, inputs: MappingInputs): 
   for (const attribute of ['start', 'end'] as const) {
     if (inputs[attribute] !== '') body[attribute] = dateTimeFromInput(inputs[attribute]);
   }
-  return call<Mapping>('POST', `${HASHMAP}/mappings`, body);
+  return hashmap.createMapping(body);
 }
 
 /**
@@ -77,7 +77,7 @@ export async function createMapping(parent: RuleParent, inputs: MappingInputs): 
 export async function changeMapping(mapping: Mapping, inputs: MappingInputs): Promise<boolean> {
   const changes = changedAttributes(mappingInputs(mapping), inputs, TO_API);
   if (Object.keys(changes).length === 0) return false;
-  await call<Mapping>('PUT', `${HASHMAP}/mappings/${mapping.mapping_id}`, changes);
+  await hashmap.changeMapping(mapping, changes as MappingChange);
   return true;
 }
 
@@ -90,13 +90,13 @@ export async function changeMapping(mapping: Mapping, inputs: MappingInputs): Pr
  * @throws ApiError with the server's fault (of the `PUT`, or of the `POST` after the end was put back).
  */
 export async function createMappingVersion(mapping: Mapping, cost: string, start: string): Promise<Mapping> {
-  await call<Mapping>('PUT', `${HASHMAP}/mappings/${mapping.mapping_id}`, { end: start });
+  await hashmap.changeMapping(mapping, { end: start });
   const parent = mapping.field_id === null ? { service_id: mapping.service_id } : { field_id: mapping.field_id, value: mapping.value };
   try {
-    return await call<Mapping>('POST', `${HASHMAP}/mappings`, {
+    return await hashmap.createMapping({
       ...parent,
       cost: cost.trim(),
-      type: mapping.type,
+      type: ruleType(mapping.type),
       group_id: mapping.group_id,
       tenant_id: mapping.tenant_id,
       name: mapping.name,
@@ -105,12 +105,12 @@ export async function createMappingVersion(mapping: Mapping, cost: string, start
       end: mapping.end,
     });
   } catch (error) {
-    await call<Mapping>('PUT', `${HASHMAP}/mappings/${mapping.mapping_id}`, { end: mapping.end }).catch(() => undefined);
+    await hashmap.changeMapping(mapping, { end: mapping.end }).catch(() => undefined);
     throw error;
   }
 }
 
 /** Deletes a mapping (soft: it stays in its history). @throws ApiError with the server's fault. */
 export async function deleteMapping(mapping: Mapping): Promise<void> {
-  await call('DELETE', `${HASHMAP}/mappings/${mapping.mapping_id}`);
+  await hashmap.deleteMapping(mapping);
 }

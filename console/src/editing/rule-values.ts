@@ -36,6 +36,17 @@ export const TYPE_OPTIONS = [
   { value: 'rate', label: 'rate — a multiplier of the price' },
 ] as const;
 
+/** A rule type the API takes. */
+export type RuleType = (typeof TYPE_OPTIONS)[number]['value'];
+
+/**
+ * A type select's or a stored rule's type as the API takes it: the select offers only these, and a
+ * row CloudKitty wrote with another is sent as it is, for the server to refuse with its fault.
+ */
+export function ruleType(value: string): RuleType {
+  return value as RuleType;
+}
+
 /** The group select's options: none (CloudKitty's default group), then the groups by name. */
 export function groupOptions(catalog: Catalog): { value: string; label: string }[] {
   const groups = [...catalog.groups].sort((left, right) => left.name.localeCompare(right.name));

@@ -3,7 +3,7 @@
  * it. CloudKitty cannot rename either, so an existing one offers only its deletion.
  */
 import { useState } from 'preact/hooks';
-import { call, HASHMAP } from '../api/client.js';
+import { createField, createService, deleteField, deleteService } from '../api/hashmap.js';
 import { serviceOf, type Catalog, type Field, type Service } from '../catalog.js';
 import { Fault } from '../components/fault.js';
 import { DeleteConfirmation } from './delete-confirmation.js';
@@ -37,7 +37,7 @@ export function ServiceForm({ service, catalog, onClose }: { service?: Service; 
           subject={`service ${service.name}`}
           consequence={`Deleting service ${service.name} also deletes its ${countOf(fields, 'field')}, ${rules}, for good: they leave no history.`}
           busy={form.busy}
-          onDelete={() => void form.run(() => call('DELETE', `${HASHMAP}/services/${service.service_id}`), {}).then((done) => done && onClose(true))}
+          onDelete={() => void form.run(() => deleteService(service), {}).then((done) => done && onClose(true))}
         />
         <EditorActions busy={form.busy} onCancel={() => onClose(false)} />
       </div>
@@ -48,7 +48,7 @@ export function ServiceForm({ service, catalog, onClose }: { service?: Service; 
       class="editor-form"
       onSubmit={(event) => {
         event.preventDefault();
-        void form.run(() => call('POST', `${HASHMAP}/services`, { name: name.trim() }), { name: 'name' }).then((done) => done && onClose(true));
+        void form.run(() => createService(name.trim()), { name: 'name' }).then((done) => done && onClose(true));
       }}
     >
       <Fault message={form.fault} />
@@ -83,7 +83,7 @@ export function FieldForm({ serviceId, field, catalog, onClose }: { serviceId: s
           subject={`field ${field.name}`}
           consequence={`Deleting field ${field.name} also deletes its ${rules}, for good: they leave no history.`}
           busy={form.busy}
-          onDelete={() => void form.run(() => call('DELETE', `${HASHMAP}/fields/${field.field_id}`), {}).then((done) => done && onClose(true))}
+          onDelete={() => void form.run(() => deleteField(field), {}).then((done) => done && onClose(true))}
         />
         <EditorActions busy={form.busy} onCancel={() => onClose(false)} />
       </div>
@@ -94,9 +94,7 @@ export function FieldForm({ serviceId, field, catalog, onClose }: { serviceId: s
       class="editor-form"
       onSubmit={(event) => {
         event.preventDefault();
-        void form
-          .run(() => call('POST', `${HASHMAP}/fields`, { service_id: serviceId, name: name.trim() }), { name: 'name' })
-          .then((done) => done && onClose(true));
+        void form.run(() => createField(serviceId, name.trim()), { name: 'name' }).then((done) => done && onClose(true));
       }}
     >
       <Fault message={form.fault} />

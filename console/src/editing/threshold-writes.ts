@@ -1,8 +1,8 @@
 /** The threshold writes the editor makes through the v1 API (docs/api.md §4): create, change, delete. */
-import { call, HASHMAP } from '../api/client.js';
-import type { Threshold } from '../catalog.js';
+import * as hashmap from '../api/hashmap.js';
+import type { Threshold, ThresholdChange, ThresholdCreation } from '../api/hashmap.js';
 import type { RuleParent } from './edit-request.js';
-import { changedAttributes, decimalInput, textOrNull } from './rule-values.js';
+import { changedAttributes, ruleType, decimalInput, textOrNull } from './rule-values.js';
 
 /** A threshold's attributes as the editor's inputs hold them (texts; empty = unset). */
 export interface ThresholdInputs extends Record<string, string> {
@@ -37,11 +37,11 @@ const TO_API = {
 
 /** Creates a threshold on `parent`: `POST H/thresholds`. @throws ApiError with the server's fault. */
 export async function createThreshold(parent: RuleParent, inputs: ThresholdInputs): Promise<Threshold> {
-  const body: Record<string, unknown> = { ...parent, type: inputs.type };
+  const body: Partial<ThresholdCreation> = { ...parent, type: ruleType(inputs.type) };
   for (const attribute of ['level', 'cost', 'group_id', 'tenant_id'] as const) {
     if (inputs[attribute].trim() !== '') body[attribute] = inputs[attribute].trim();
   }
-  return call<Threshold>('POST', `${HASHMAP}/thresholds`, body);
+  return hashmap.createThreshold(body);
 }
 
 /**
@@ -53,11 +53,11 @@ export async function createThreshold(parent: RuleParent, inputs: ThresholdInput
 export async function changeThreshold(threshold: Threshold, inputs: ThresholdInputs): Promise<boolean> {
   const changes = changedAttributes(thresholdInputs(threshold), inputs, TO_API);
   if (Object.keys(changes).length === 0) return false;
-  await call<Threshold>('PUT', `${HASHMAP}/thresholds/${threshold.threshold_id}`, changes);
+  await hashmap.changeThreshold(threshold, changes as ThresholdChange);
   return true;
 }
 
 /** Deletes a threshold. @throws ApiError with the server's fault. */
 export async function deleteThreshold(threshold: Threshold): Promise<void> {
-  await call('DELETE', `${HASHMAP}/thresholds/${threshold.threshold_id}`);
+  await hashmap.deleteThreshold(threshold);
 }

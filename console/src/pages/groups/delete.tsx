@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { messageOf } from '../../api/client.js';
 import type { Group } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
-import { deleteGroup } from './api.js';
+import { deleteGroup } from '../../api/hashmap.js';
 import { countOf } from '../../format.js';
 
 /** Props of {@link GroupDeletion}: the group and how many rules it holds; `onDeleted` after the delete. */

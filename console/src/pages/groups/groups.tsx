@@ -8,7 +8,7 @@ import { messageOf } from '../../api/client.js';
 import { loadCatalog, type Catalog, type Group } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import { Notice } from '../../components/notice.js';
-import { createGroup } from './api.js';
+import { createGroup } from '../../api/hashmap.js';
 import { GroupDeletion } from './delete.js';
 import { GroupRulesTable } from './rules.js';
 import { useResource } from '../../use-resource.js';

@@ -7,13 +7,13 @@ import { mappingName, serviceOf, type Catalog, type Group, type Mapping, type Th
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { validityState } from '../../validity.js';
-import { loadGroupRules, type GroupRules } from './api.js';
+import { listGroupRules, type GroupRules } from '../../api/hashmap.js';
 import { countOf, formatDecimal, orDash } from '../../format.js';
 import { useResource } from '../../use-resource.js';
 
 /** The rules of `group`, read when shown; names from `catalog`. */
 export function GroupRulesTable({ group, catalog }: { group: Group; catalog: Catalog }) {
-  const { value: rules, fault, loading } = useResource<GroupRules>(() => loadGroupRules(group), [group.group_id]);
+  const { value: rules, fault, loading } = useResource<GroupRules>(() => listGroupRules(group), [group.group_id]);
 
   const titleId = `group-rules-${group.group_id}`;
   return (
