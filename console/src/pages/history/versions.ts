@@ -3,11 +3,10 @@
  * soft-deleted ones included (`?deleted=true`), ordered by start, each with its state, its dates,
  * what it charges or runs, and who created, updated and deleted it (CloudKitty's audit columns).
  */
-import { call, PYSCRIPTS } from '../../api/client.js';
 import { groupName, loadCatalog, serviceOf, type Catalog, type Mapping } from '../../catalog.js';
 import type { RuleState } from '../../components/state-badge.js';
 import { validityState } from '../../validity.js';
-import type { Script } from '../../api/scripts.js';
+import { listScripts, type Script } from '../../api/scripts.js';
 import { formatDecimal, orDash } from '../../format.js';
 
 /** The kinds of versioned rule, as the route names them. */
@@ -101,8 +100,7 @@ function scriptVersion(script: Script, now: number): RuleVersion {
  */
 export async function loadVersions(kind: VersionedKind, name: string, now: number = Date.now()): Promise<RuleVersion[]> {
   if (kind === 'scripts') {
-    const { scripts } = await call<{ scripts: Script[] }>('GET', `${PYSCRIPTS}/scripts?deleted=true&no_data=true`);
-    return scripts
+    return (await listScripts(true))
       .filter((script) => script.name === name)
       .map((script) => scriptVersion(script, now))
       .sort(byStart);

@@ -4,21 +4,13 @@
  * (who, what and when) from the audit trail (`GET /v2/rating/changes`).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, messageOf, PYSCRIPTS } from '../../api/client.js';
+import { messageOf } from '../../api/client.js';
+import { changeModule, listModules, type Module } from '../../api/modules.js';
 import { loadCatalog } from '../../catalog.js';
 import { useSession } from '../../session.js';
 import { formatDateTime } from '../../validity.js';
 import { latestChanges, type Change } from './changes.js';
-import type { Script } from '../../api/scripts.js';
-
-/** A module as `GET /v2/rating/modules` lists it. */
-interface Module {
-  module_id: string;
-  description: string;
-  enabled: boolean;
-  hot_config: boolean;
-  priority: number;
-}
+import { listScripts } from '../../api/scripts.js';
 
 /** Rule counts: services, groups, live mappings, thresholds and live scripts. */
 interface Counts {
@@ -34,17 +26,14 @@ const CHANGES_SHOWN = 10;
 
 /** The counts and the latest changes, from one read of the configuration (deleted rules included). */
 async function loadRules(): Promise<{ counts: Counts; changes: Change[] }> {
-  const [catalog, scripts] = await Promise.all([
-    loadCatalog({ deleted: true }),
-    call<{ scripts: Script[] }>('GET', `${PYSCRIPTS}/scripts?no_data=true&deleted=true`),
-  ]);
+  const [catalog, scripts] = await Promise.all([loadCatalog({ deleted: true }), listScripts(true)]);
   return {
     counts: {
       services: catalog.services.length,
       groups: catalog.groups.length,
       mappings: catalog.mappings.filter((mapping) => mapping.deleted === null).length,
       thresholds: catalog.thresholds.length,
-      scripts: scripts.scripts.filter((script) => script.deleted === null).length,
+      scripts: scripts.filter((script) => script.deleted === null).length,
     },
     changes: await latestChanges(catalog, CHANGES_SHOWN),
   };
@@ -59,11 +48,7 @@ export function Overview() {
   const mayUpdateModules = session.can('v2_rating:update_module');
   const [fault, setFault] = useState<string | undefined>();
 
-  const reload = () =>
-    call<{ modules: Module[] }>('GET', '/v2/rating/modules').then(
-      (answer) => setModules(answer.modules),
-      (error: unknown) => setFault(messageOf(error)),
-    );
+  const reload = () => listModules().then(setModules, (error: unknown) => setFault(messageOf(error)));
 
   useEffect(() => {
     void reload();
@@ -73,7 +58,7 @@ export function Overview() {
   const update = async (module: Module, change: Partial<Pick<Module, 'enabled' | 'priority'>>) => {
     setFault(undefined);
     try {
-      await call('PUT', `/v2/rating/modules/${encodeURIComponent(module.module_id)}`, change);
+      await changeModule(module, change);
     } catch (error) {
       setFault(`${module.module_id}: ${messageOf(error)}`);
     }

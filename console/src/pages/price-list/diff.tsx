@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { formatDateTime } from '../../validity.js';
-import type { PriceListChange, PriceListDiff } from './document.js';
+import type { PriceListChange, PriceListDiff } from '../../api/price-list.js';
 
 /** The actions in the order the counts show them. */
 const ACTIONS = ['added', 'replaced', 'ended', 'deleted', 'updated', 'created'] as const;

@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
-import { exportPriceList, MEDIA_TYPES, type DocumentFormat } from './document.js';
+import { exportPriceList, MEDIA_TYPES, type DocumentFormat } from '../../api/price-list.js';
 
 /** A fetched export: its text and the Blob URL the download link points at. */
 interface Exported {

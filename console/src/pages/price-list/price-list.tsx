@@ -19,7 +19,7 @@ import {
   type PriceListDiff,
   type PriceListProblem,
   type SubmitOptions,
-} from './document.js';
+} from '../../api/price-list.js';
 import { PriceListExport } from './export.js';
 import { PriceListProblems } from './problems.js';
 import './price-list.css';

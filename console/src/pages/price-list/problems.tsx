@@ -3,7 +3,7 @@
  * in the document's terms and, where the text tells them, its line and column, which a button
  * selects in the document being edited.
  */
-import type { PriceListProblem } from './document.js';
+import type { PriceListProblem } from '../../api/price-list.js';
 
 /** Where a problem is, as text: `line 8, column 4` or nothing. */
 export function positionText(problem: PriceListProblem): string {

@@ -2,7 +2,7 @@
  * The price list through Tariff's own API (docs/price-list.md §2): the export as text, a
  * document's dry run or apply, the diff it answers, and the problems of a refused document.
  */
-import { ApiError, callText } from '../../api/client.js';
+import { ApiError, callText } from './client.js';
 
 /** The two document formats the API reads and writes. */
 export type DocumentFormat = 'yaml' | 'json';
