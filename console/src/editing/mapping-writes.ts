@@ -3,7 +3,7 @@
  * scheduled mapping, end a running one, a new version of a running one, delete (soft).
  */
 import * as hashmap from '../api/hashmap.js';
-import type { Mapping, MappingChange, MappingCreation } from '../api/hashmap.js';
+import type { Mapping, MappingCreation } from '../api/hashmap.js';
 import type { RuleParent } from './edit-request.js';
 import { changedAttributes, ruleType, dateTimeFromInput, dateTimeInput, decimalInput, textOrNull } from './rule-values.js';
 
@@ -77,7 +77,7 @@ export async function createMapping(parent: RuleParent, inputs: MappingInputs): 
 export async function changeMapping(mapping: Mapping, inputs: MappingInputs): Promise<boolean> {
   const changes = changedAttributes(mappingInputs(mapping), inputs, TO_API);
   if (Object.keys(changes).length === 0) return false;
-  await hashmap.changeMapping(mapping, changes as MappingChange);
+  await hashmap.changeMapping(mapping, changes);
   return true;
 }
 

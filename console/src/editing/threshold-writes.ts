@@ -1,6 +1,6 @@
 /** The threshold writes the editor makes through the v1 API (docs/api.md §4): create, change, delete. */
 import * as hashmap from '../api/hashmap.js';
-import type { Threshold, ThresholdChange, ThresholdCreation } from '../api/hashmap.js';
+import type { Threshold, ThresholdCreation } from '../api/hashmap.js';
 import type { RuleParent } from './edit-request.js';
 import { changedAttributes, ruleType, decimalInput, textOrNull } from './rule-values.js';
 
@@ -53,7 +53,7 @@ export async function createThreshold(parent: RuleParent, inputs: ThresholdInput
 export async function changeThreshold(threshold: Threshold, inputs: ThresholdInputs): Promise<boolean> {
   const changes = changedAttributes(thresholdInputs(threshold), inputs, TO_API);
   if (Object.keys(changes).length === 0) return false;
-  await hashmap.changeThreshold(threshold, changes as ThresholdChange);
+  await hashmap.changeThreshold(threshold, changes);
   return true;
 }
 
