@@ -42,7 +42,8 @@ describe("the console's API types", () => {
 
   it('change when a route answers another shape', async () => {
     const changed = structuredClone(document);
-    const answer = changed.paths!['/v1/rating/module_config/pyscripts/scripts'].get!.responses!['200'] as {
+    const scripts = changed.paths!['/v1/rating/module_config/pyscripts/scripts'] as { get: { responses: Record<string, unknown> } };
+    const answer = scripts.get.responses['200'] as {
       content: { 'application/json': { schema: { properties: Record<string, unknown> } } };
     };
     answer.content['application/json'].schema.properties.next_page = { type: 'string' };
