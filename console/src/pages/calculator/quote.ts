@@ -62,6 +62,14 @@ export interface ExplainEntry {
   cost?: string;
   /** Decimal text: what the rule's group added to the price. */
   amount?: string;
+  /** A pyscripts entry (src/rating/pyscripts): the script that changed the point's price. */
+  script?: string;
+  /** Decimal text: the point's price before the script ran. */
+  price_before?: string;
+  /** Decimal text: the point's price after the script ran. */
+  price_after?: string;
+  /** Decimal text: what the script added to the price (negative for a discount). */
+  delta?: string;
 }
 
 /** The v2 quote's answer: the total (exact decimal text) and the rated points. */
@@ -132,13 +140,37 @@ export function contributionRows(answer: QuoteAnswer, catalog: Catalog | undefin
   return Object.values(answer.usage)
     .flat()
     .flatMap((point) => point.explain ?? [])
-    .map((entry) => ({
-      module: entry.module,
-      group: entry.group === undefined || entry.group === DEFAULT_GROUP ? '—' : entry.group,
-      kind: entry.kind ?? '—',
-      ...(nameRule === undefined ? {} : { rule: nameRule(entry.rule_id) }),
-      type: entry.type ?? '—',
-      cost: entry.cost === undefined ? '—' : plainDecimal(entry.cost),
-      amount: entry.amount === undefined ? '—' : plainDecimal(entry.amount),
-    }));
+    .map((entry) => (entry.script === undefined ? ruleRow(entry, nameRule) : scriptRow(entry, nameRule !== undefined)));
+}
+
+/** A hashmap rule's row (or another module's entry without a script). */
+function ruleRow(entry: ExplainEntry, nameRule: ((ruleId: string | undefined) => string) | undefined): ContributionRow {
+  return {
+    module: entry.module,
+    group: entry.group === undefined || entry.group === DEFAULT_GROUP ? '—' : entry.group,
+    kind: entry.kind ?? '—',
+    ...(nameRule === undefined ? {} : { rule: nameRule(entry.rule_id) }),
+    type: entry.type ?? '—',
+    cost: entry.cost === undefined ? '—' : plainDecimal(entry.cost),
+    amount: entry.amount === undefined ? '—' : plainDecimal(entry.amount),
+  };
+}
+
+/**
+ * A script's row: its name and the price before → after (named only where the configuration may be
+ * read, as rules are), and what it added as the amount (issue 26: the total included a script's
+ * discount that the explanation left out).
+ */
+function scriptRow(entry: ExplainEntry, named: boolean): ContributionRow {
+  const before = entry.price_before === undefined ? '—' : plainDecimal(entry.price_before);
+  const after = entry.price_after === undefined ? '—' : plainDecimal(entry.price_after);
+  return {
+    module: entry.module,
+    group: '—',
+    kind: 'script',
+    ...(named ? { rule: `${entry.script ?? ''}: price ${before} → ${after}` } : {}),
+    type: '—',
+    cost: '—',
+    amount: entry.delta === undefined ? '—' : plainDecimal(entry.delta),
+  };
 }
