@@ -4,7 +4,7 @@
  * ended one. Any mapping can be deleted (softly: it stays in its history).
  */
 import { useState } from 'preact/hooks';
-import type { Catalog, Mapping } from '../catalog.js';
+import { mappingName, type Catalog, type Mapping } from '../catalog.js';
 import { Fault } from '../components/fault.js';
 import { formatDateTime, validityState } from '../validity.js';
 import { DeleteConfirmation } from './delete-confirmation.js';
@@ -118,8 +118,8 @@ export function MappingForm({
       {onlyEnd && mapping !== undefined && <MappingVersion mapping={mapping} onCreated={() => onClose(true)} />}
       {mapping !== undefined && (
         <DeleteConfirmation
-          subject={`mapping ${mapping.name}`}
-          consequence={`Deleting mapping ${mapping.name} means it rates nothing any more; it stays in its history as deleted.`}
+          subject={`mapping ${mappingName(catalog, mapping)}`}
+          consequence={`Deleting mapping ${mappingName(catalog, mapping)} means it rates nothing any more; it stays in its history as deleted.`}
           busy={form.busy}
           onDelete={() => void form.run(() => deleteMapping(mapping), {}).then((done) => done && onClose(true))}
         />

@@ -6,6 +6,7 @@
 import { Fault } from '../../components/fault.js';
 import { StateBadge } from '../../components/state-badge.js';
 import { formatDateTime } from '../../validity.js';
+import { hasGeneratedName } from '../../catalog.js';
 import { HistoryTimeline } from './timeline.js';
 import { DETAIL_COLUMNS, isVersionedKind, loadVersions, type RuleVersion, type VersionedKind } from './versions.js';
 import { countOf } from '../../format.js';
@@ -48,7 +49,7 @@ function VersionHistory({ kind, name }: { kind: VersionedKind; name: string }) {
         <a href={kind === 'mappings' ? '/console/services' : '/console/scripts'}>{kind === 'mappings' ? 'Back to services' : 'Back to scripts'}</a>
       </p>
       <h1>
-        History of {noun} {name}
+        History of {noun} {kind === 'mappings' && loaded !== undefined ? mappingTitle(name, loaded.versions) : name}
       </h1>
       <Fault message={fault} />
       {loaded === undefined ? (
@@ -123,4 +124,15 @@ function VersionsTable({ kind, versions }: { kind: VersionedKind; versions: Rule
 /** When and by whom: `2026-11-24 10:00 UTC by alice`. */
 function audit(at: string | null, by: string | null): string {
   return by === null ? formatDateTime(at) : `${formatDateTime(at)} by ${by}`;
+}
+
+/**
+ * A mapping in the title: its name, or where its generated name says nothing (issue 26) where its
+ * first version applies (`compute / flavor = m1.large`, the service alone for a service mapping).
+ */
+function mappingTitle(name: string, versions: RuleVersion[]): string {
+  const first = versions[0];
+  if (!hasGeneratedName({ name }) || first === undefined) return name;
+  const [place, value] = first.details;
+  return value === undefined || value === '—' ? `${place}` : `${place} = ${value}`;
 }
