@@ -6,13 +6,13 @@
  * them, also in a second process sharing the database, which learns of it through the rules'
  * watch; each worker's command line is short; a stop while the workers load logs no error.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callServer, startServerProcess, waitForOutput, spawnServerProcess, type ServerProcess } from '../helpers/server.js';
+import { alive, childrenOf } from '../helpers/child-processes.js';
 
 const PYSCRIPTS = '/v1/rating/module_config/pyscripts';
 /** The bound of issue 26 for a process without scripts (README "Limits": ~130 MB idle). */
@@ -26,29 +26,6 @@ const WORKER_STOP_MS = 15_000;
 
 /** The sandbox settings of these servers: one worker and no spare keep a loaded machine's boots short. */
 const SANDBOX = { TARIFF_SANDBOX_WORKERS: '1', TARIFF_SANDBOX_SPARE_WORKERS: '0', TARIFF_SANDBOX_QUEUE_WAIT_MS: '120000', TARIFF_LOG_LEVEL: 'info' };
-
-/** The pids of the process's children (its sandbox workers), zombies left out. */
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,stat=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/))
-      .filter(([child, state]) => Number(child) > 0 && !state?.startsWith('Z'))
-      .map(([child]) => Number(child));
-  } catch {
-    return [];
-  }
-}
-
-/** Whether `pid` runs (a zombie left to a container's init that does not reap it counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const state = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim();
-    return state !== '' && !state.startsWith('Z');
-  } catch {
-    return false;
-  }
-}
 
 function rssMegabytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] ?? 0) / 1024;

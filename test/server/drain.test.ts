@@ -8,7 +8,6 @@
  * `Connection: close`, the process exits 0 within TARIFF_SHUTDOWN_TIMEOUT and its sandbox worker
  * is gone. A request outliving the timeout is cut, and the process exits 1, again leaving no worker.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -19,6 +18,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseIs } from '../helpers/database-kind.js';
 import { callServer, startServerProcess, type ServerProcess } from '../helpers/server.js';
+import { alive, childrenOf } from '../helpers/child-processes.js';
 
 const HASHMAP = '/v1/rating/module_config/hashmap';
 const PYSCRIPTS = '/v1/rating/module_config/pyscripts';
@@ -97,28 +97,6 @@ function serverLog(output: string): { incoming: Set<string>; completed: Map<stri
     if (entry.msg === 'request completed') completed.set(entry.reqId, entry.status ?? 0);
   }
   return { incoming, completed };
-}
-
-/** The pids of the server's child processes (its sandbox workers). */
-function childrenOf(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((line) => Number(line.trim()))
-      .filter((child) => child > 0);
-  } catch {
-    return [];
-  }
-}
-
-/** Whether `pid` runs (a zombie left to a container's init that does not reap it counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const state = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim();
-    return state !== '' && !state.startsWith('Z');
-  } catch {
-    return false;
-  }
 }
 
 /** Starts a server with one sandbox worker, pyscripts enabled with `script`, and a field to map; waits for the worker. */
