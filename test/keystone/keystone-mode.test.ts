@@ -280,6 +280,9 @@ describe('Keystone mode against a real Keystone', () => {
       },
     ].map(({ answer, ...change }) => ({
       ...change,
+      // A v1 write is no price-list apply: no document name, no revision (api.md §9).
+      name: null,
+      revision: null,
       user_id: adminUser,
       project_id: adminProject,
       request_id: answer.headers.get('x-openstack-request-id'),
@@ -318,7 +321,7 @@ describe('Keystone mode against a real Keystone', () => {
     expect(entries.map((entry) => ({ level: entry.level, reqId: entry.reqId }))).toEqual(expected.map((change) => ({ level: 30, reqId: change.request_id })));
     for (const [index, entry] of entries.entries()) {
       const { at, ...change } = entry.change;
-      expect(change).toEqual(expected[index]);
+      expect(change).toEqual({ ...expected[index], name: undefined }); // the log line leaves a null name out
       expect(at.slice(0, 19)).toBe([...changes].reverse()[index].at.slice(0, 19));
     }
     for (const secret of [admin, member, reader, keystone.env.KEYSTONE_TARIFF_PASSWORD, keystone.env.KEYSTONE_ADMIN_PASSWORD]) {
