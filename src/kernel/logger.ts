@@ -76,11 +76,10 @@ const QUIETER_THAN_INFO = new Set(['warn', 'error', 'fatal']);
  * bidirectional formatting characters; the set the CLI escapes (src/client/terminal-text.ts, a
  * layer this one cannot import), newlines and tabs included.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE_BUT_NEWLINE_CLASS = '\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+const UNPRINTABLE = new RegExp(`[${UNPRINTABLE_BUT_NEWLINE_CLASS}\\n]`, 'g');
 /** The same, newlines allowed: for an error's stack, printed on its own lines. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNPRINTABLE_BUT_NEWLINE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE_BUT_NEWLINE = new RegExp(`[${UNPRINTABLE_BUT_NEWLINE_CLASS}]`, 'g');
 
 function escapeCharacter(character: string): string {
   return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
