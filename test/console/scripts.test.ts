@@ -33,6 +33,12 @@ const sha512 = (text: string) => createHash('sha512').update(text, 'utf8').diges
 const BROKEN = 'total = 0\nfactor = 2\nif total > factor\n    total = factor\n';
 const FIXED = 'total = 0\nfactor = 2\nif total > factor:\n    total = factor\n';
 
+/**
+ * How long a write that compiles may take to show: the sandbox's worker may have to start first
+ * (seconds under CI load), longer than expect.poll's default second.
+ */
+const COMPILED = { timeout: 30_000 };
+
 /** Replaces the whole text of the editor labelled `label` with `text`, typed as one insertion. */
 async function replaceSource(page: Page, label: string, text: string): Promise<void> {
   const content = page.getByRole('textbox', { name: label, exact: true });
@@ -122,7 +128,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console scripts page in chromium', () 
     expect(line).toBe('3');
 
     const error = page.locator('.script-source-error');
-    await expect.poll(() => error.textContent()).toBe(`line 3, column ${column}: ${message}`);
+    await expect.poll(() => error.textContent(), COMPILED).toBe(`line 3, column ${column}: ${message}`);
     expect(await error.getAttribute('role')).toBe('alert');
     const content = page.getByRole('textbox', { name: 'Source of the new script', exact: true });
     // The editor marks its content in an update after the message shows (seen under CI load).
@@ -148,7 +154,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console scripts page in chromium', () 
     // Fixed, it is saved and listed by the API with the checksum of its source.
     await replaceSource(page, 'Source of the new script', FIXED);
     await page.getByRole('button', { name: 'Create script' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Script broken created.');
+    await expect.poll(() => page.getByRole('status').textContent(), COMPILED).toBe('Script broken created.');
     const created = (await scripts()).find((script) => script.name === 'broken')!;
     expect(created.checksum).toBe(sha512(FIXED));
     await row('broken').waitFor();
@@ -167,7 +173,7 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console scripts page in chromium', () 
     await page.getByLabel('Start (UTC)').fill('2031-01-08T00:00:00');
     await replaceSource(page, 'Source of script promotion', 'promotion = 2\n');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await expect.poll(async () => (await scripts()).find((script) => script.name === 'promotion')?.description).toBe('Promotion, a week later');
+    await expect.poll(async () => (await scripts()).find((script) => script.name === 'promotion')?.description, COMPILED).toBe('Promotion, a week later');
     const promotion = (await scripts()).find((script) => script.name === 'promotion')!;
     expect(promotion.start).toBe('2031-01-08T00:00:00+00:00');
     expect(promotion.end).toBe('2031-02-01T00:00:00+00:00');
@@ -198,13 +204,13 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the console scripts page in chromium', () 
     await detail.getByLabel('New version starts (UTC)').fill('2030-01-01T00:00:00');
     await replaceSource(page, 'Source of the new version of discount', 'discount = (\n');
     await detail.getByRole('button', { name: 'Create the new version' }).click();
-    await expect.poll(() => detail.locator('.script-source-error').textContent()).toMatch(/^line 1, column \d+: /);
+    await expect.poll(() => detail.locator('.script-source-error').textContent(), COMPILED).toMatch(/^line 1, column \d+: /);
     let versions = (await scripts()).filter((script) => script.name === 'discount');
     expect(versions.map((script) => script.end)).toEqual(['2030-06-01T00:00:00+00:00']);
 
     await replaceSource(page, 'Source of the new version of discount', 'discount = 2\n');
     await detail.getByRole('button', { name: 'Create the new version' }).click();
-    await expect.poll(async () => (await scripts()).filter((script) => script.name === 'discount').length).toBe(2);
+    await expect.poll(async () => (await scripts()).filter((script) => script.name === 'discount').length, COMPILED).toBe(2);
     versions = (await scripts()).filter((script) => script.name === 'discount').sort((a, b) => a.start!.localeCompare(b.start!));
     expect(versions.map((script) => [script.start, script.end, script.data])).toEqual([
       ['2020-01-01T00:00:00+00:00', '2030-01-01T00:00:00+00:00', 'discount = 1\n'],

@@ -154,20 +154,25 @@ export class ScriptSandbox {
    * Says whether scripts need the workers: Tariff calls it with each rating snapshot it loads
    * (true while the pyscripts module is enabled and has a script). True starts the workers (in the
    * background; a start failure is logged, and calls waiting then fail with `SandboxError` as with
-   * {@link start}). False stops them once no call is running or waiting, so a process without
-   * scripts holds no worker (~150 MB each). While false, a call (a compile check of a first
-   * script, say) starts them again; they stop {@link UNNEEDED_WORKERS_LINGER_MS} after the last
-   * call ends, unless they became needed meanwhile.
+   * {@link start}). False, when it was not already, stops them once no call is running or
+   * waiting, so a process without scripts holds no worker (~150 MB each). While false, a call (a
+   * compile check of a first script, say) starts them again; they stop
+   * {@link UNNEEDED_WORKERS_LINGER_MS} after the last call ends, unless they became needed
+   * meanwhile: false said again (each rules reload says it) leaves them to that linger.
    */
   setDemand(needed: boolean): void {
+    const was = this.demand;
     this.demand = needed;
     if (this.closed) return;
     if (needed) {
       if (!this.started) this.start().catch(() => {});
       else this.cancelRetire();
-    } else {
+    } else if (was !== false) {
       this.retireWhenIdle(0);
     }
+    // Already unneeded: workers that a call started stay until their linger ends (fix: each
+    // configuration write reloads the rules and said "unneeded" again, which stopped them at once,
+    // so the compile check of the next write waited seconds for a new worker).
   }
 
   /**
