@@ -124,6 +124,9 @@ describe('sandbox workers follow the scripts', () => {
     const again = await callServer(first, 'POST', `${PYSCRIPTS}/scripts`, { name: 'flat', data: PRICING_SCRIPT }, { timeoutMs: WORKER_START_MS });
     expect(again.status).toBe(201);
     await until('a worker again', () => childrenOf(pid).length === 1 && childrenOf(second.child.pid!).length === 1, WORKER_START_MS, first);
+    // The first process's worker may still be the one its compile check started while nothing
+    // needed it (it would then stay its 30 s linger): a quote loads the rules with the script.
+    expect((await callServer(first, 'POST', '/v2/rating/quote', quote(2), { timeoutMs: WORKER_START_MS })).body.total).toBe('0.5');
     await enablePyscripts(second, false);
     await until('no worker after disabling', () => childrenOf(pid).length === 0 && childrenOf(second.child.pid!).length === 0, WORKER_STOP_MS, first);
     // Disabled, a quote does not run the script: 0, and no worker starts.
