@@ -1,7 +1,7 @@
 /**
  * The embedded database: Node's built-in `node:sqlite` in WAL mode (`synchronous=NORMAL`: an
  * acknowledged write survives a process crash), foreign keys on, a 5 s busy timeout for other
- * processes' writes. A file that is not a database, or a damaged one, is refused when opened.
+ * processes' writes, the log's checkpoints in a worker thread (sqlite-checkpoints.ts). A file that is not a database, or a damaged one, is refused when opened.
  *
  * Why `node:sqlite` and not better-sqlite3: the same SQLite semantics and speed (bench figures in
  * docs/development.md, "The runtime and the embedded driver"), with no native build at install (no
@@ -15,6 +15,7 @@ import { withResultCodeName } from './sqlite-result-codes.js';
 import { DatabaseOpenError, type OpenedDatabase } from './opening.js';
 import type { TariffTables } from '../tables.js';
 import { countingConnections } from './connection-counts.js';
+import { checkpointInWorker, type Checkpointer } from './sqlite-checkpoints.js';
 
 /** Distinct SQL texts whose prepared statements are kept; past it the cache starts over. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -61,10 +62,14 @@ function* rowsOf(iterator: Iterator<unknown>, toRow: (values: unknown) => Record
  * The database with prepared statements reused by SQL text: Kysely prepares every query anew,
  * which was the largest single cost of a request (measured: 17 % of CPU creating mappings).
  */
-function withStatementCache(sqlite: DatabaseSync): SqliteDatabase {
+function withStatementCache(sqlite: DatabaseSync, checkpointer: Checkpointer | undefined): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
-    close: () => sqlite.close(),
+    close: () => {
+      // The worker's connection first: the last one to close checkpoints and removes the log.
+      checkpointer?.stop();
+      sqlite.close();
+    },
     prepare(text: string) {
       let statement = statements.get(text);
       if (!statement) {
@@ -132,7 +137,8 @@ export function openSqlite(path: string): OpenedDatabase {
   } catch (error) {
     throw new DatabaseOpenError(`cannot open the SQLite database ${file}: ${describeOpenFailure(error)}`);
   }
-  const { dialect, counts } = countingConnections(new SqliteDialect({ database: withStatementCache(sqlite) }));
+  const checkpointer = inMemory ? undefined : checkpointInWorker(sqlite, resolve(file));
+  const { dialect, counts } = countingConnections(new SqliteDialect({ database: withStatementCache(sqlite, checkpointer) }));
   const db = new Kysely<TariffTables>({ dialect });
   // One connection, lent to one query or transaction at a time.
   const pool = () => ({ inUse: counts.inUse, idle: 1 - counts.inUse, waiting: counts.waiting });
