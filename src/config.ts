@@ -194,6 +194,8 @@ export interface TariffConfig {
   sandboxQueueWaitMs: number;
   /** Most script runs one tenant may have running or waiting in the sandbox; past it 503 (`TARIFF_SANDBOX_TENANT_RUNS`, default 10). */
   sandboxTenantRuns: number;
+  /** Longest start of one sandbox worker in ms; past it the start fails, 503 for the calls waiting (`TARIFF_SANDBOX_START_TIMEOUT_MS`, default 60000). */
+  sandboxStartTimeoutMs: number;
   /** Connections per process to PostgreSQL or MySQL (`TARIFF_DB_POOL_SIZE`, default 10). */
   databasePoolSize: number;
   /**
@@ -277,7 +279,7 @@ export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
     'KEYSTONE_USERNAME KEYSTONE_USER_DOMAIN_ID KEYSTONE_USER_DOMAIN_NAME KEYSTONE_WWW_AUTHENTICATE_URI LINGER_TIMEOUT LOG_FORMAT LOG_LEVEL METRICS ' +
     'METRICS_HOST METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS PRICE_LIST_READS ' +
     'QUOTE_ANSWER_GROWTH QUOTE_ANSWER_LIMIT_MB QUOTE_BODY_LIMIT_MB QUOTE_BYTES_IN_FLIGHT_MB QUOTE_TENANT_BYTES_MB ' +
-    'REQUEST_TIMEOUT RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
+    'REQUEST_TIMEOUT RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_START_TIMEOUT_MS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
     'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT STALL_TIMEOUT TOKEN_CACHE_TIME'
   )
     .split(' ')
@@ -352,6 +354,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
     sandboxQueueLength: sandboxCount(environment, 'TARIFF_SANDBOX_QUEUE_LENGTH', 20, 1),
     sandboxQueueWaitMs: sandboxCount(environment, 'TARIFF_SANDBOX_QUEUE_WAIT_MS', 10_000, 1),
     sandboxTenantRuns: sandboxCount(environment, 'TARIFF_SANDBOX_TENANT_RUNS', 10, 1),
+    sandboxStartTimeoutMs: sandboxCount(environment, 'TARIFF_SANDBOX_START_TIMEOUT_MS', 60_000, 1),
     databasePoolSize: positiveInteger(environment, 'TARIFF_DB_POOL_SIZE', 10),
     databaseTimeoutMs: positiveNumber(environment, 'TARIFF_DB_TIMEOUT', 5) * 1000,
     databaseStartTimeoutMs: positiveNumber(environment, 'TARIFF_DB_START_TIMEOUT', 60) * 1000,

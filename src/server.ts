@@ -176,6 +176,7 @@ export async function startServer(config: TariffConfig, options: StartOptions = 
             queueLength: config.sandboxQueueLength,
             queueWaitMs: config.sandboxQueueWaitMs,
             tenantRuns: config.sandboxTenantRuns,
+            startTimeoutMs: config.sandboxStartTimeoutMs,
             metrics,
             log: logger,
           })

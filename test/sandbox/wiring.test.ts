@@ -15,13 +15,20 @@ import { openDatabase, type Database } from '../../src/database/connection.js';
 import { migrateToLatest } from '../../src/database/migrate.js';
 import type { KeystoneIdentity } from '../../src/auth/keystone.js';
 import type { JsonDataframe } from '../../src/rating/contract/dataframe.js';
+import { ScriptSandbox } from '../../src/rating/pyscripts/sandbox/index.js';
 import { testIdentity } from '../helpers/keystone-identity.js';
 
 const P = '/v1/rating/module_config/pyscripts';
 
 describe('settings', () => {
   it('defaults: a spare, 20 waiting runs, 10 s of wait, 10 runs per tenant', () => {
-    expect(loadConfig({})).toMatchObject({ sandboxSpareWorkers: 1, sandboxQueueLength: 20, sandboxQueueWaitMs: 10_000, sandboxTenantRuns: 10 });
+    expect(loadConfig({})).toMatchObject({
+      sandboxSpareWorkers: 1,
+      sandboxQueueLength: 20,
+      sandboxQueueWaitMs: 10_000,
+      sandboxTenantRuns: 10,
+      sandboxStartTimeoutMs: 60_000,
+    });
   });
 
   it('reads each from its variable; no spare is allowed', () => {
@@ -30,8 +37,15 @@ describe('settings', () => {
       TARIFF_SANDBOX_QUEUE_LENGTH: '5',
       TARIFF_SANDBOX_QUEUE_WAIT_MS: '2500',
       TARIFF_SANDBOX_TENANT_RUNS: '3',
+      TARIFF_SANDBOX_START_TIMEOUT_MS: '30000',
     });
-    expect(config).toMatchObject({ sandboxSpareWorkers: 0, sandboxQueueLength: 5, sandboxQueueWaitMs: 2500, sandboxTenantRuns: 3 });
+    expect(config).toMatchObject({
+      sandboxSpareWorkers: 0,
+      sandboxQueueLength: 5,
+      sandboxQueueWaitMs: 2500,
+      sandboxTenantRuns: 3,
+      sandboxStartTimeoutMs: 30_000,
+    });
   });
 
   it('refuses values that are not whole numbers in range, naming the variable', () => {
@@ -40,11 +54,21 @@ describe('settings', () => {
       ['TARIFF_SANDBOX_QUEUE_WAIT_MS', '1.5'],
       ['TARIFF_SANDBOX_TENANT_RUNS', 'many'],
       ['TARIFF_SANDBOX_SPARE_WORKERS', '-1'],
+      ['TARIFF_SANDBOX_START_TIMEOUT_MS', '0'],
     ]) {
       expect(() => loadConfig({ [name]: value }), name).toThrow(ConfigurationError);
       expect(() => loadConfig({ [name]: value }), name).toThrow(
         new RegExp(`^${name} must be a whole number of at least \\d, got '${value.replace('.', '\\.')}'$`),
       );
+    }
+  });
+
+  it('a worker that does not start within its start timeout fails the calls waiting for it, naming the limit', async () => {
+    const sandbox = new ScriptSandbox({ poolSize: 1, spareWorkers: 0, startTimeoutMs: 50 });
+    try {
+      await expect(sandbox.compile('late', 'x = 1\n')).rejects.toThrow(/^The PyScripts sandbox cannot start: the worker did not start within 50 ms$/);
+    } finally {
+      await sandbox.close();
     }
   });
 });

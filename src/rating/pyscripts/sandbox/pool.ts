@@ -110,7 +110,7 @@ export class ScriptSandbox {
       rssLimitBytes: (256 + 3 * this.memoryLimitMb) * 1024 * 1024,
       graceMs: 500,
       requestLimitMs: Math.max(60_000, 10 * this.timeoutMs),
-      startupLimitMs: 60_000,
+      startupLimitMs: integerOption(options.startTimeoutMs ?? 60_000, 'startTimeoutMs', 1),
     };
   }
 

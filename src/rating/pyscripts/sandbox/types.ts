@@ -74,6 +74,13 @@ export interface SandboxOptions {
    * the run fails at once with `SandboxBusyError` (`reason: 'tenant'`). Default 10.
    */
   tenantRuns?: number;
+  /**
+   * Longest a worker may take to start (load pyodide and the harness), in milliseconds; past it
+   * the worker is killed and the start fails with `SandboxError` (`the worker did not start
+   * within … ms`), failing the calls that waited for it. Default 60000 (a boot takes ~3 s, 20 s
+   * on a loaded machine).
+   */
+  startTimeoutMs?: number;
   /** Where the workers, the queue, the kills and the run durations are reported (`GET /metrics`). */
   metrics?: TariffMetrics;
   /**
