@@ -88,9 +88,7 @@ export function addConstraintSql(spec: ConstraintSpec): string {
 /** Whether `table` exists (PostgreSQL: in the connection's own schema). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations work on tables not typed here
 export async function hasTable(db: Kysely<any>, traits: DialectTraits, table: string): Promise<boolean> {
-  const schema = await traits.currentSchema(db);
-  const tables = await db.introspection.getTables();
-  return tables.some((found) => found.name === table && (schema === undefined || found.schema === schema));
+  return (await traits.tableColumns(db, table)).has(table);
 }
 
 /**

@@ -39,8 +39,7 @@ export class TimeZoneMismatchError extends ConfigurationError {}
 
 /** The recorded zone under its canonical name (as written when the tz database no longer knows it), or undefined. */
 async function recordedTimeZone(database: Database): Promise<string | undefined> {
-  const tables = await database.db.introspection.getTables();
-  if (!tables.some((table) => table.name === SETTINGS_TABLE)) return undefined;
+  if (!(await database.traits.tableColumns(database.db, SETTINGS_TABLE)).has(SETTINGS_TABLE)) return undefined;
   const db = database.db as unknown as Kysely<SettingsTables>;
   const row = await db.selectFrom(SETTINGS_TABLE).select('value').where('name', '=', TIME_ZONE_SETTING).executeTakeFirst();
   if (row === undefined) return undefined;

@@ -29,14 +29,8 @@ export type DatabaseState = { kind: 'new' } | { kind: 'tariff' } | { kind: 'clou
 type TableColumns = Map<string, string[]>;
 
 /** Reads the tables and their columns (PostgreSQL: of the current schema only). */
-async function readTableColumns(database: Database): Promise<TableColumns> {
-  const schema = await database.traits.currentSchema(database.db);
-  const tables = await database.db.introspection.getTables();
-  return new Map(
-    tables
-      .filter((table) => !table.isView && (schema === undefined || table.schema === schema))
-      .map((table) => [table.name, table.columns.map((column) => column.name)]),
-  );
+function readTableColumns(database: Database): Promise<TableColumns> {
+  return database.traits.tableColumns(database.db);
 }
 
 function describeColumns(columns: readonly string[]): string {

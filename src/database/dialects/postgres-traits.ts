@@ -1,6 +1,6 @@
 /** PostgreSQL's facts (node-postgres). */
 import { sql } from 'kysely';
-import type { CatalogConstraint, CloudKittyLayout, CloudKittyUpgradeSql, DialectTraits } from './traits.js';
+import { columnsByTable, type CatalogConstraint, type CloudKittyLayout, type CloudKittyUpgradeSql, type DialectTraits, type TableColumn } from './traits.js';
 
 /** SQLSTATE 53100 disk_full; the rest of class 53 (insufficient resources) is memory or server limits. */
 const DISK_FULL = '53100';
@@ -120,6 +120,14 @@ export const postgresTraits: DialectTraits = {
   async currentSchema(db) {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     return rows[0]?.schema;
+  },
+  async tableColumns(db, table) {
+    const { rows } = await sql<TableColumn>`
+      select c.table_name, c.column_name from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
+      where c.table_schema = current_schema() and (${table ?? null}::text is null or c.table_name = ${table ?? null})
+      order by c.table_name, c.ordinal_position`.execute(db);
+    return columnsByTable(rows);
   },
 
   writeTransaction: { kind: 'isolation-level', level: 'read committed' },

@@ -1,5 +1,6 @@
 /** SQLite's facts (`node:sqlite`): the embedded database, one writer at a time. */
-import type { CloudKittyLayout, DialectTraits } from './traits.js';
+import { sql } from 'kysely';
+import { columnsByTable, type CloudKittyLayout, type DialectTraits, type TableColumn } from './traits.js';
 
 /** Constraint violations, by the names of their extended result codes (sqlite-result-codes.ts). */
 const CONSTRAINT_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
@@ -43,6 +44,12 @@ export const sqliteTraits: DialectTraits = {
   indexesForeignKeys: false,
   quoteIdentifier: (name) => `"${name.replaceAll('"', '""')}"`,
   currentSchema: async () => undefined,
+  async tableColumns(db, table) {
+    const { rows } = await sql<TableColumn>`
+      select m.name as table_name, p.name as column_name from sqlite_master m join pragma_table_info(m.name) p
+      where m.type = 'table' and (${table ?? null} is null or m.name = ${table ?? null}) order by m.name, p.cid`.execute(db);
+    return columnsByTable(rows);
+  },
 
   writeTransaction: { kind: 'begin-immediate' },
   readSnapshot: { kind: 'begin-deferred' },

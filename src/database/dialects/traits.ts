@@ -213,6 +213,15 @@ export interface DialectTraits {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations and adoption work on tables not typed here
   currentSchema(db: Kysely<any>): Promise<string | undefined>;
+  /**
+   * The column names, in order, of the connection's own base tables (PostgreSQL: of its current
+   * schema; MariaDB: of its database), by table name; `table` narrows the answer to that table
+   * (absent when it does not exist). Fix: Kysely's introspection reads every table's columns
+   * joined with `information_schema.tables`, and MariaDB 10.11 crashed in that query's on-disk
+   * temporary table (`ha_maria::drop_table`) while the suite's processes migrated at once.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handle of any schema: migrations and adoption work on tables not typed here
+  tableColumns(db: Kysely<any>, table?: string): Promise<Map<string, string[]>>;
 
   /** How a configuration write transaction begins. */
   readonly writeTransaction: WriteTransactionStart;
@@ -283,4 +292,21 @@ export async function exactTextConversion(traits: DialectTraits, db: Kysely<any>
   if (exact === undefined) return undefined;
   const collation = await exact.choose(db);
   return { collation, convertTable: exact.convertTable(collation) };
+}
+
+/** One row of a {@link DialectTraits.tableColumns} read: a table's column. */
+export interface TableColumn {
+  table_name: string;
+  column_name: string;
+}
+
+/** Rows in table and column order, grouped by table (for {@link DialectTraits.tableColumns}). */
+export function columnsByTable(rows: readonly TableColumn[]): Map<string, string[]> {
+  const tables = new Map<string, string[]>();
+  for (const { table_name: table, column_name: column } of rows) {
+    const columns = tables.get(table);
+    if (columns) columns.push(column);
+    else tables.set(table, [column]);
+  }
+  return tables;
 }

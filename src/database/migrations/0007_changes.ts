@@ -10,9 +10,7 @@ import { CHANGES_TABLE } from '../change-journal.js';
 
 /** Whether the table is there already (Tariff's bookkeeping dropped and migrated again). */
 async function changesTableExists(db: Kysely<unknown>, context: MigrationContext): Promise<boolean> {
-  const schema = await context.traits.currentSchema(db);
-  const tables = await db.introspection.getTables();
-  return tables.some((table) => table.name === CHANGES_TABLE && (schema === undefined || table.schema === schema));
+  return (await context.traits.tableColumns(db, CHANGES_TABLE)).has(CHANGES_TABLE);
 }
 
 /**

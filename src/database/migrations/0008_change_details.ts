@@ -17,10 +17,7 @@ const INDEXES = {
 
 /** The table's column names (a table already migrated keeps its columns: Tariff's bookkeeping dropped and migrated again). */
 async function columnNames(db: Kysely<unknown>, context: MigrationContext): Promise<Set<string>> {
-  const schema = await context.traits.currentSchema(db);
-  const tables = await db.introspection.getTables();
-  const table = tables.find((candidate) => candidate.name === CHANGES_TABLE && (schema === undefined || candidate.schema === schema));
-  return new Set(table?.columns.map((column) => column.name) ?? []);
+  return new Set((await context.traits.tableColumns(db, CHANGES_TABLE)).get(CHANGES_TABLE));
 }
 
 /** Adds `revision` and `name`, and the indexes of `object_id` and `revision`; columns already there are kept. */

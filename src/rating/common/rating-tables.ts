@@ -77,7 +77,5 @@ export function withVersionedRuleColumns(table: TableBuilder, context: Migration
 
 /** Whether the table exists (on PostgreSQL: in the connection's own schema). */
 export async function tableExists(db: Kysely<unknown>, context: MigrationContext, name: string): Promise<boolean> {
-  const schema = await context.traits.currentSchema(db);
-  const tables = await db.introspection.getTables();
-  return tables.some((table) => table.name === name && (schema === undefined || table.schema === schema));
+  return (await context.traits.tableColumns(db, name)).has(name);
 }
