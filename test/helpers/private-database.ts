@@ -183,10 +183,6 @@ const MARIADB: ServerRecipe = {
         '--bind-address=127.0.0.1',
         `--socket=${join(dataDirectory, 'mysqld.sock')}`,
         `--pid-file=${join(dataDirectory, 'mysqld.pid')}`,
-        // Its own temporary files: at start-up mariadbd removes every `#sql*` file of its tmpdir,
-        // which in /tmp were the shared server's temporary tables in use ("Error on delete of
-        // '/tmp/#sql-temptable-…' (Errcode: 2)" in other files' migrations).
-        `--tmpdir=${dataDirectory}`,
         ...(runAs ? ['--user=mysql'] : []),
         '--skip-name-resolve',
         '--character-set-server=utf8mb4',
