@@ -3,11 +3,13 @@
  * the session (a Keystone token in an HttpOnly cookie, never in script-readable storage) says who
  * is logged in and which policy rules allow them, and pages they may not use are hidden.
  *
- * The server's side is `GET`/`POST`/`DELETE /console/session` (docs/api.md §12).
+ * The server's side is `GET`/`POST`/`DELETE /console/session` (docs/api.md §12), called through
+ * api/session.ts.
  */
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
-import { ApiError, call, messageOf, onUnauthenticated } from './api/client.js';
+import { ApiError, messageOf, onUnauthenticated } from './api/client.js';
+import { createSession, deleteSession, readSession, type LoginCredentials, type SessionBody } from './api/session.js';
 
 /** The console's view of its user. */
 export interface Session {
@@ -32,23 +34,6 @@ export function useSession(): Session {
   return useContext(SessionContext);
 }
 
-/** What a login sends to `POST /console/session`; the domains are names (`Default`). */
-export interface LoginCredentials {
-  user: string;
-  password: string;
-  project: string;
-  user_domain: string;
-  project_domain: string;
-}
-
-/** The session as the server describes it (`GET /console/session`). */
-interface SessionBody {
-  mode: 'noauth' | 'keystone';
-  user?: { id: string; name: string | null };
-  project?: { id: string | null; name: string | null };
-  allowed: Record<string, boolean>;
-}
-
 /** Where the console stands with its user. */
 export type SessionState =
   | { status: 'loading' }
@@ -57,9 +42,6 @@ export type SessionState =
   | { status: 'ready'; session: Session }
   /** The session could not be read at all (server unreachable): the message. */
   | { status: 'failed'; message: string };
-
-/** The session path. */
-const SESSION = '/console/session';
 
 /**
  * The console's session and how to log in: reads the session once, shows the login form (state
@@ -71,7 +53,7 @@ export function useConsoleSession(): { state: SessionState; logIn: (credentials:
 
   const logout = useCallback(async () => {
     try {
-      await call('DELETE', SESSION);
+      await deleteSession();
       setState({ status: 'login', notice: 'You have logged out.' });
     } catch (error) {
       setState({ status: 'login', notice: `Logged out here, but the token may not be revoked: ${messageOf(error)}` });
@@ -86,13 +68,13 @@ export function useConsoleSession(): { state: SessionState; logIn: (credentials:
         current.status === 'login' ? current : { status: 'login', notice: current.status === 'ready' ? 'Your session has ended: log in again.' : undefined },
       ),
     );
-    call<SessionBody>('GET', SESSION).then(adopt, (error: unknown) => {
+    readSession().then(adopt, (error: unknown) => {
       if (!(error instanceof ApiError && error.status === 401)) setState({ status: 'failed', message: messageOf(error) });
     });
     return unsubscribe;
   }, [adopt]);
 
-  const logIn = useCallback(async (credentials: LoginCredentials) => adopt(await call<SessionBody>('POST', SESSION, credentials)), [adopt]);
+  const logIn = useCallback(async (credentials: LoginCredentials) => adopt(await createSession(credentials)), [adopt]);
 
   return { state, logIn };
 }

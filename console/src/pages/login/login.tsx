@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, messageOf } from '../../api/client.js';
 import { Fault } from '../../components/fault.js';
 import { Notice } from '../../components/notice.js';
-import type { LoginCredentials } from '../../session.js';
+import type { LoginCredentials } from '../../api/session.js';
 import './login.css';
 
 /**
