@@ -5,24 +5,8 @@
  * per rule it changed (issue 26: the console read CloudKitty's audit columns, which saw no
  * apply's changes and said `unknown` for every row of noauth mode).
  */
-import { call } from '../../api/client.js';
+import { listChanges, type AuditChange } from '../../api/changes.js';
 import { serviceOf, type Catalog, type Mapping } from '../../catalog.js';
-
-/** A change as `GET /v2/rating/changes` lists it. */
-export interface AuditChange {
-  change_id: number;
-  at: string;
-  user_id: string;
-  kind: string;
-  object_id: string;
-  action: 'create' | 'update' | 'delete' | 'replace' | 'end';
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  /** The price-list apply's revision, on its entry and its rule changes; null for other writes. */
-  revision: number | null;
-  /** A price-list rule change's place in the document; null for other writes. */
-  name: string | null;
-}
 
 /** One change as the overview shows it: when (ISO), who, what was done to which rule (by names). */
 export interface Change {
@@ -91,8 +75,7 @@ export function describedChange(catalog: Catalog, change: AuditChange): Change {
   return { ...shown, what: `${change.kind} ${ACTIONS[change.action]}`, rule };
 }
 
-/** The `limit` most recent changes, newest first, described by names. */
+/** The `limit` most recent changes, newest first, described by names. @throws ApiError as {@link listChanges} */
 export async function latestChanges(catalog: Catalog, limit: number): Promise<Change[]> {
-  const answer = await call<{ changes: AuditChange[] }>('GET', `/v2/rating/changes?limit=${limit}`);
-  return answer.changes.map((change) => describedChange(catalog, change));
+  return (await listChanges(limit)).map((change) => describedChange(catalog, change));
 }
