@@ -5,11 +5,12 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { messageOf } from '../../api/client.js';
+import type { QuoteAnswer } from '../../api/quote.js';
 import { loadCatalog, type Catalog, type Field } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import { fromUtcDateTimeLocal, toUtcDateTimeLocal, UtcDateTimeInput } from '../../components/utc-datetime-input.js';
 import { plainDecimal } from '../../decimal-text.js';
-import { contributionRows, type QuoteAnswer } from './quote.js';
+import { contributionRows } from './quote.js';
 import { CalculatorResult } from './result.js';
 import { useQuoteSubmission } from './submission.js';
 import { QuantityInputs, TenantInput } from './usage-inputs.js';

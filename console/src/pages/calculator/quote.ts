@@ -4,6 +4,7 @@
  * the point's desc), and the answer's `explain` entries as rows, naming each rule when the
  * configuration could be read (the answer itself gives only the rule's id).
  */
+import type { ExplainEntry, QuoteAnswer, QuoteRequest } from '../../api/quote.js';
 import { plainDecimal } from '../../decimal-text.js';
 import { hasGeneratedName, type Catalog, type Mapping, type Threshold } from '../../catalog.js';
 
@@ -23,19 +24,11 @@ export interface UsageForm {
   at: string | undefined;
 }
 
-/** A `POST /v2/rating/quote` body with `explain` (src/rating/quote/schemas.ts). */
-export interface QuoteBody {
-  usage: Record<string, { vol: { unit?: string; qty: string }; metadata: Record<string, string> }[]>;
-  tenant_id?: string;
-  at?: string;
-  explain: true;
-}
-
 /**
- * The quote body for the form: field values as strings, so that a mapping's value matches as
- * typed and numeric text still reaches field thresholds (rating.md §5).
+ * The quote body for the form, with `explain`: field values as strings, so that a mapping's value
+ * matches as typed and numeric text still reaches field thresholds (rating.md §5).
  */
-export function quoteBody(form: UsageForm): QuoteBody {
+export function quoteBody(form: UsageForm): QuoteRequest {
   const metadata: Record<string, string> = {};
   for (const [field, value] of Object.entries(form.fieldValues)) if (value !== '') metadata[field] = value;
   const vol = form.unit === '' ? { qty: form.quantity.trim() } : { unit: form.unit, qty: form.quantity.trim() };
@@ -45,38 +38,6 @@ export function quoteBody(form: UsageForm): QuoteBody {
     ...(form.at === undefined ? {} : { at: form.at }),
     explain: true,
   };
-}
-
-/**
- * One `explain` entry: what contributed to a point's price. The hashmap's (src/rating/hashmap/
- * engine/types.ts `Contribution`) carry all the members; another module's may carry only `module`.
- */
-export interface ExplainEntry {
-  module: string;
-  /** The group's name; `_DEFAULT_` for rules without a group. */
-  group?: string;
-  rule_id?: string;
-  kind?: string;
-  type?: 'flat' | 'rate';
-  /** Decimal text: the rule's cost (flat: per unit of quantity per collection period; rate: a factor). */
-  cost?: string;
-  /** Decimal text: what the rule's group added to the price. */
-  amount?: string;
-  /** A pyscripts entry (src/rating/pyscripts): the script that changed the point's price. */
-  script?: string;
-  /** Decimal text: the point's price before the script ran. */
-  price_before?: string;
-  /** Decimal text: the point's price after the script ran. */
-  price_after?: string;
-  /** Decimal text: what the script added to the price (negative for a discount). */
-  delta?: string;
-}
-
-/** The v2 quote's answer: the total (exact decimal text) and the rated points. */
-export interface QuoteAnswer {
-  total: string;
-  period: { begin: string; end: string };
-  usage: Record<string, { rating?: { price?: string }; explain?: ExplainEntry[] }[]>;
 }
 
 /** One row of the calculator's explanation: a rule by its name, never its id. */

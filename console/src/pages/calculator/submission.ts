@@ -1,11 +1,12 @@
 /**
- * Sending the calculator's usage to `POST /v2/rating/quote` and keeping what came back: the
- * priced usage as the page shows it, or the server's fault, and whether a quote is on its way.
- * Both calculator forms (with the configuration's names and quote-only) share it.
+ * Sending the calculator's usage to `POST /v2/rating/quote` (api/quote.ts) and keeping what came
+ * back: the priced usage as the page shows it, or the server's fault, and whether a quote is on
+ * its way. Both calculator forms (with the configuration's names and quote-only) share it.
  */
 import { useCallback, useState } from 'preact/hooks';
-import { call, messageOf } from '../../api/client.js';
-import { quoteBody, type ContributionRow, type QuoteAnswer, type UsageForm } from './quote.js';
+import { messageOf } from '../../api/client.js';
+import { quoteUsage, type QuoteAnswer } from '../../api/quote.js';
+import { quoteBody, type ContributionRow, type UsageForm } from './quote.js';
 import type { QuoteResult } from './result.js';
 
 /** The quote of the form's usage as it stands, and how to ask for another. */
@@ -37,7 +38,7 @@ export function useQuoteSubmission(): QuoteSubmission {
     setBusy(true);
     setFault(undefined);
     try {
-      const answer = await call<QuoteAnswer>('POST', '/v2/rating/quote', quoteBody(usage));
+      const answer = await quoteUsage(quoteBody(usage));
       const rows = await explain(answer);
       setResult({ total: answer.total, ratedAt: answer.period.begin, tenant: usage.tenant === '' ? undefined : usage.tenant, rows });
     } catch (error) {
