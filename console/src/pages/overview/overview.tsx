@@ -3,14 +3,16 @@
  * `PUT /v2/rating/modules/{id}`), how many rules the configuration holds, and the latest changes
  * (who, what and when) from the audit trail (`GET /v2/rating/changes`).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { messageOf } from '../../api/client.js';
 import { changeModule, listModules, type Module } from '../../api/modules.js';
+import { listScripts } from '../../api/scripts.js';
 import { loadCatalog } from '../../catalog.js';
+import { Fault } from '../../components/fault.js';
 import { useSession } from '../../session.js';
+import { useResource } from '../../use-resource.js';
 import { formatDateTime } from '../../validity.js';
 import { latestChanges, type Change } from './changes.js';
-import { listScripts } from '../../api/scripts.js';
 
 /** Rule counts: services, groups, live mappings, thresholds and live scripts. */
 interface Counts {
@@ -21,11 +23,17 @@ interface Counts {
   scripts: number;
 }
 
+/** The rule counts and the latest changes. */
+interface Rules {
+  counts: Counts;
+  changes: Change[];
+}
+
 /** How many changes the overview lists. */
 const CHANGES_SHOWN = 10;
 
 /** The counts and the latest changes, from one read of the configuration (deleted rules included). */
-async function loadRules(): Promise<{ counts: Counts; changes: Change[] }> {
+async function loadRules(): Promise<Rules> {
   const [catalog, scripts] = await Promise.all([loadCatalog({ deleted: true }), listScripts(true)]);
   return {
     counts: {
@@ -41,26 +49,20 @@ async function loadRules(): Promise<{ counts: Counts; changes: Change[] }> {
 
 /** The overview page. */
 export function Overview() {
-  const [modules, setModules] = useState<Module[] | undefined>();
-  const [rules, setRules] = useState<{ counts: Counts; changes: Change[] } | undefined>();
   const session = useSession();
   const mayReadRules = session.can('rating:module_config');
   const mayUpdateModules = session.can('v2_rating:update_module');
-  const [fault, setFault] = useState<string | undefined>();
-
-  const reload = () => listModules().then(setModules, (error: unknown) => setFault(messageOf(error)));
-
-  useEffect(() => {
-    void reload();
-    if (mayReadRules) loadRules().then(setRules, (error: unknown) => setFault(messageOf(error)));
-  }, [mayReadRules]);
+  const { value: modules, fault: modulesFault, loading: modulesLoading, reload } = useResource<Module[]>(listModules);
+  // null: the user may not read the configuration, so there are no rules to count.
+  const rules = useResource<Rules | null>(async () => (mayReadRules ? loadRules() : null), [mayReadRules]);
+  const [updateFault, setUpdateFault] = useState<string | undefined>();
 
   const update = async (module: Module, change: Partial<Pick<Module, 'enabled' | 'priority'>>) => {
-    setFault(undefined);
+    setUpdateFault(undefined);
     try {
       await changeModule(module, change);
     } catch (error) {
-      setFault(`${module.module_id}: ${messageOf(error)}`);
+      setUpdateFault(`${module.module_id}: ${messageOf(error)}`);
     }
     await reload();
   };
@@ -68,15 +70,11 @@ export function Overview() {
   return (
     <section>
       <h1>Overview</h1>
-      {fault !== undefined && (
-        <p role="alert" class="fault">
-          {fault}
-        </p>
-      )}
+      <Fault message={updateFault ?? modulesFault ?? rules.fault} />
       <h2>Rating modules</h2>
       <p class="hint">Enabled modules rate in descending priority; ties by name.</p>
       {modules === undefined ? (
-        <p aria-busy="true">Loading…</p>
+        modulesLoading && <p aria-busy="true">Loading…</p>
       ) : (
         <table>
           <thead>
@@ -114,7 +112,7 @@ export function Overview() {
           </tbody>
         </table>
       )}
-      {mayReadRules && <RuleSummary rules={rules} />}
+      {mayReadRules && <RuleSummary rules={rules.value ?? undefined} loading={rules.loading} />}
     </section>
   );
 }
@@ -140,8 +138,8 @@ function PriorityInput({ module, disabled, onCommit }: { module: Module; disable
 }
 
 /** The rule counts and the latest changes (who, what, when). */
-function RuleSummary({ rules }: { rules: { counts: Counts; changes: Change[] } | undefined }) {
-  if (rules === undefined) return <p aria-busy="true">Counting rules…</p>;
+function RuleSummary({ rules, loading }: { rules: Rules | undefined; loading: boolean }) {
+  if (rules === undefined) return loading ? <p aria-busy="true">Counting rules…</p> : null;
   const { counts, changes } = rules;
   return (
     <>
