@@ -3,13 +3,13 @@
  * from the hashmap's services, each of its fields with the values its mappings match offered, the
  * tenants the rules are written for offered, and the explanation naming each rule.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { messageOf } from '../../api/client.js';
+import { useMemo, useState } from 'preact/hooks';
 import type { QuoteAnswer } from '../../api/quote.js';
 import { loadCatalog, type Catalog, type Field } from '../../catalog.js';
 import { Fault } from '../../components/fault.js';
 import { fromUtcDateTimeLocal, toUtcDateTimeLocal, UtcDateTimeInput } from '../../components/utc-datetime-input.js';
 import { plainDecimal } from '../../decimal-text.js';
+import { useResource } from '../../use-resource.js';
 import { contributionRows } from './quote.js';
 import { CalculatorResult } from './result.js';
 import { useQuoteSubmission } from './submission.js';
@@ -57,25 +57,19 @@ function namesEveryRule(answer: QuoteAnswer, catalog: Catalog): boolean {
 
 /** The calculator's form with the configuration's names, and the quote's answer. */
 export function CatalogCalculator() {
-  const [catalog, setCatalog] = useState<Catalog | undefined>();
-  const [loadFault, setLoadFault] = useState<string | undefined>();
-  const [serviceId, setServiceId] = useState('');
+  const { value: loaded, fault: loadFault, loading } = useResource<Catalog>(loadCatalog);
+  // The configuration read again to name a rule created since the page loaded it: shown from then on.
+  const [reread, setReread] = useState<Catalog | undefined>();
+  const catalog = reread ?? loaded;
+  const [chosenServiceId, setServiceId] = useState('');
+  // The first service of the page's load until one is chosen (a later read does not change it).
+  const serviceId = chosenServiceId || (loaded?.services[0]?.service_id ?? '');
   const [fieldValues, setFieldValues] = useState<Record<string, string>>({});
   const [quantity, setQuantity] = useState('1');
   const [unit, setUnit] = useState('');
   const [tenant, setTenant] = useState('');
   const [ratedAt, setRatedAt] = useState(() => toUtcDateTimeLocal(new Date()));
   const submission = useQuoteSubmission();
-
-  useEffect(() => {
-    loadCatalog().then(
-      (loaded) => {
-        setCatalog(loaded);
-        setServiceId((current) => current || (loaded.services[0]?.service_id ?? ''));
-      },
-      (error: unknown) => setLoadFault(messageOf(error)),
-    );
-  }, []);
 
   const fields = useMemo(() => (catalog?.fields ?? []).filter((field) => field.service_id === serviceId), [catalog, serviceId]);
   const tenants = useMemo(() => (catalog === undefined ? [] : knownTenants(catalog)), [catalog]);
@@ -97,7 +91,7 @@ export function CatalogCalculator() {
       let naming = catalog;
       if (!namesEveryRule(answer, catalog)) {
         naming = await loadCatalog();
-        setCatalog(naming);
+        setReread(naming);
       }
       return contributionRows(answer, naming);
     });
@@ -107,7 +101,7 @@ export function CatalogCalculator() {
     <>
       <Fault message={loadFault} />
       {catalog === undefined ? (
-        loadFault === undefined && <p aria-busy="true">Loading the services…</p>
+        loading && <p aria-busy="true">Loading the services…</p>
       ) : catalog.services.length === 0 ? (
         <p class="hint">There is no service yet: create one on the Services page or apply a price list.</p>
       ) : (
