@@ -123,6 +123,9 @@ for (const database of ['postgres', 'mysql']) {
         include: ON_EVERY_DATABASE,
         exclude: ['test/http/persistence.test.ts'],
         globalSetup: PROCESS_SETUP,
+        // As in the http tier: src/ imported once per worker, not per file (measured on both
+        // projects: imports 89 s → 20 s, wall 350 s → 320 s; every file passes either way).
+        isolate: false,
       }),
     );
 }
