@@ -3,8 +3,9 @@
  * that commits (src/database/dialects/sqlite-checkpoints.ts; fix, issue 26: a 140,000-rule apply's
  * checkpoint held the event loop 0.35 s idle, 1.7 s under load). On the compiled module (dist/),
  * which the server runs: right after a large commit the file has not grown (the committing
- * connection did not checkpoint); within seconds it has (the worker did); a close stops the worker
- * first, so the server's connection checkpoints last and removes the log.
+ * connection did not checkpoint); within seconds it has (a worker thread did, started when the
+ * log passed 4 MB); a close waits for a checkpoint under way, so the server's connection
+ * checkpoints last and removes the log.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
