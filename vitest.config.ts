@@ -113,7 +113,7 @@ if (databases.has('sqlite')) {
       exclude: [...MEASURES_TIME, ...NOT_ON_SQLITE],
       globalSetup: PROCESS_SETUP,
     }),
-    project('timing', 'sqlite', { include: MEASURES_TIME, globalSetup: PROCESS_SETUP, maxWorkers: 1, sequence: { groupOrder: 1 } }),
+    project('timing', 'sqlite', { include: MEASURES_TIME, globalSetup: PROCESS_SETUP, maxWorkers: 1, isolate: false, sequence: { groupOrder: 1 } }),
   );
 }
 for (const database of ['postgres', 'mysql']) {
