@@ -1,4 +1,5 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { LongestFirstSequencer } from './test/helpers/longest-first.js';
 
 /**
  * The suite in tiers (docs/development.md "Tests"), one vitest project each:
@@ -138,6 +139,8 @@ export default defineConfig({
     // cores, as most test time waits for servers, databases and browsers.
     pool: 'forks',
     maxWorkers: Number(process.env.TARIFF_TEST_WORKERS ?? 3),
+    // The longest files first (test/durations.json), so that none starts late and ends the run alone.
+    sequence: { sequencer: LongestFirstSequencer },
     projects,
   },
 });
