@@ -21,8 +21,18 @@ function parsedInSteps(text: string, runCharacters: number, maxDepth = 64, cutOn
   return runSteps(parseJsonInSteps(text, { parseRun: parseJson, parseWhole, maxDepth, runCharacters }));
 }
 
+/**
+ * Node 24's V8 misreads an object key written with an escaped quote after one written with an
+ * escaped backslash at the same place: the JSON text {"k\\":1} (key k\) and then {"k\"":1}
+ * (key k") both give k\ (measured on 24.21.0, the newest 24; Node 26 reads them right:
+ * test/unit/node-json-keys.test.ts). JSON.parse, the oracle here, is then wrong, so on Node 24
+ * the generated keys leave both characters out.
+ */
+const NODE_24 = Number(process.versions.node.split('.')[0]) < 26;
+const anyKey = fc.oneof(fc.constantFrom('a', 'b', '__proto__', 'metadata', 'groupby', '1', '0', 'x"y', 'z\\'), fc.string({ maxLength: 4 }));
+
 /** JSON text with random whitespace between tokens, duplicate and `__proto__` keys. */
-const key = fc.oneof(fc.constantFrom('a', 'b', '__proto__', 'metadata', 'groupby', '1', '0', 'x"y', 'z\\'), fc.string({ maxLength: 4 }));
+const key = NODE_24 ? anyKey.filter((text) => !/["\\]/.test(text)) : anyKey;
 const space = fc.constantFrom('', ' ', '\n', '\t ', '\r\n  ');
 const numberText = fc.constantFrom('0', '-1', '2', '2.0', '1.5', '1.50', '1e3', '12345678901234567890', '-0.000', '3.14');
 const leaf = fc.oneof(
