@@ -1,6 +1,6 @@
 /**
- * A server process's children as `ps` sees them: the sandbox workers of test/sandbox/demand.test.ts
- * and test/server/drain.test.ts.
+ * A process's children as `ps` sees them: a server's sandbox workers (test/sandbox/demand.test.ts,
+ * test/server/drain.test.ts), npm's server (test/release/start-stop.test.ts).
  */
 import { execFileSync } from 'node:child_process';
 
@@ -15,6 +15,11 @@ export function childrenOf(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+/** `pid`'s descendants, deepest first: what to kill before it so that none is left orphaned. */
+export function descendantsOf(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [...descendantsOf(child), child]);
 }
 
 /** Whether `pid` runs (a zombie left to a container's init that does not reap it counts as gone). */

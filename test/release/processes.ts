@@ -3,7 +3,7 @@
  * installed `tariff`, npm), servers waited for on `/healthcheck`, and what /proc says of a pid.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -92,21 +92,5 @@ export function commandLine(pid: number): string[] | undefined {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
   } catch {
     return undefined;
-  }
-}
-
-/** The pids of the live children of `pid` (from /proc/<pid>/task/<pid>/children). */
-export function childrenOf(pid: number): number[] {
-  const file = `/proc/${pid}/task/${pid}/children`;
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-}
-
-/** Whether a process with this pid exists and is not a zombie. */
-export function isRunning(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }

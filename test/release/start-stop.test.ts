@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/server.js';
-import { childrenOf, commandLine, isRunning, NODE_FOLDER, operatorEnvironment, run, start, waitForHealth, type Started } from './processes.js';
+import { alive, childrenOf, descendantsOf } from '../helpers/child-processes.js';
+import { commandLine, NODE_FOLDER, operatorEnvironment, run, start, waitForHealth, type Started } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TARIFF = join(ROOT, 'bin', 'tariff.js');
@@ -32,6 +33,14 @@ beforeAll(() => {
 
 afterEach(async () => {
   for (const handle of started.splice(0)) {
+    // A test that failed midway leaves npm's server too: killing npm alone would orphan it.
+    for (const pid of descendantsOf(handle.child.pid!)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
     if (handle.child.exitCode === null && handle.child.signalCode === null) handle.child.kill('SIGKILL');
     await handle.ended;
   }
@@ -139,8 +148,8 @@ describe('npm start', () => {
     expect(commandLine(server)).toEqual([expect.stringMatching(/node$/), '--max-semi-space-size=64', '--expose-gc', TARIFF, 'serve']);
     npm.child.kill('SIGTERM');
     expect(await npm.ended).toEqual({ code: 0, signal: null });
-    for (let waited = 0; isRunning(server) && waited < 30_000; waited += 100) await sleep(100);
-    expect(isRunning(server)).toBe(false);
+    for (let waited = 0; alive(server) && waited < 30_000; waited += 100) await sleep(100);
+    expect(alive(server)).toBe(false);
   }, 150_000);
 });
 
