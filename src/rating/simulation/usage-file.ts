@@ -79,7 +79,6 @@ export async function* readUsageFile(input: Readable, limits: UsageFileLimits): 
 
 /** The file's lines as text (UTF-8; `\n` or `\r\n`), gunzipped when it starts as gzip. */
 async function* lines(input: Readable, maxLineBytes: number): AsyncGenerator<string> {
-  let source: AsyncIterable<Buffer> = input;
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let head = Buffer.alloc(0);
   // Two bytes tell gzip; a stream may hand them in separate chunks.
@@ -93,14 +92,7 @@ async function* lines(input: Readable, maxLineBytes: number): AsyncGenerator<str
     yield head;
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
   })();
-  if (head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) {
-    const gunzip = createGunzip();
-    // A damaged or cut stream destroys `gunzip` with its error, which the loop below then throws.
-    pipeline(Readable.from(rest), gunzip, () => {});
-    source = gunzipped(gunzip);
-  } else {
-    source = rest;
-  }
+  const source = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1] ? gunzipped(rest) : rest;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let lineNumber = 1;
@@ -124,8 +116,11 @@ async function* lines(input: Readable, maxLineBytes: number): AsyncGenerator<str
   if (pendingBytes > 0) yield Buffer.concat(pending).toString('utf8').replace(/\r$/, '');
 }
 
-/** The chunks of `gunzip`; its failure as a 400 naming the file's compression. */
-async function* gunzipped(gunzip: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+/** `compressed` gunzipped; a damaged or cut stream as a 400 naming the file's compression. */
+async function* gunzipped(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const gunzip = createGunzip();
+  // A failure destroys `gunzip` with its error, which the loop below then throws.
+  pipeline(Readable.from(compressed), gunzip, () => {});
   try {
     for await (const chunk of gunzip) yield chunk;
   } catch (error) {
