@@ -9,7 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Database } from '../../database/connection.js';
 import type { Transaction } from '../../database/transaction.js';
 import type { TariffMigration } from '../../database/migrate.js';
-import type { RatingDataframe } from './dataframe.js';
+import type { ExplainEntry, RatingDataframe } from './dataframe.js';
 import type { PriceListSection } from './price-list-section.js';
 import type { RunningRuleUpdates } from '../common/versioning.js';
 
@@ -98,6 +98,25 @@ export interface RatingModule<Rules = unknown> {
    * or stops it here (pyscripts: the sandbox's workers, issue 26). Must not throw or wait.
    */
   rulesLoaded?(rules: Rules, enabled: boolean): void;
+  /**
+   * The times (epoch milliseconds) at which some of `rules` starts or ends: between two of them
+   * the module prices a given point the same, whatever the time. A simulation (issue 27) prices
+   * each distinct point once per such interval. Without it, every rating time is its own interval.
+   */
+  ruleChangeTimes?(rules: Rules): Iterable<number>;
+  /**
+   * Whether each point's price comes from the point alone (its tenant, service, quantity, unit,
+   * groupby, metadata and the rating time), never from the other points of its dataframe or its
+   * period: then a simulation prices each distinct point once. Without it, false (a module that
+   * sees whole dataframes: PyScripts with a script).
+   */
+  pricesEachPointAlone?(rules: Rules): boolean;
+  /**
+   * The name a person knows one of the module's `explain` entries by (hashmap: the rule's
+   * place, `instance/flavor_name/m1.large`; pyscripts: the script's name), for the simulation's
+   * list of rules that change prices; undefined when the entry names no rule of `rules`.
+   */
+  ruleName?(rules: Rules, entry: ExplainEntry): string | undefined;
   /**
    * Prices a dataframe when the module is enabled, in its turn (descending priority, ties by
    * name): adds to each point's `price` (and `explain`), or replaces the points. Synchronous

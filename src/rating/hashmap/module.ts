@@ -12,6 +12,7 @@ import { loadRuleIndex } from './repository/engine-rules.js';
 import { hashmapRoutes } from './routes/index.js';
 import { hashmapTables } from './tables.js';
 import { hashmapPriceList } from './price-list/section.js';
+import { hashmapRuleChangeTimes, hashmapRuleName } from './engine/rule-names.js';
 
 /** The hashmap module: configured under `module_config/hashmap`, hot-config (rules apply at once). */
 export const hashmapModule: RatingModule<RuleIndex> = {
@@ -23,5 +24,9 @@ export const hashmapModule: RatingModule<RuleIndex> = {
   changeKinds: ['service', 'field', 'group', 'mapping', 'threshold'],
   loadRules: (database, snapshot) => loadRuleIndex(hashmapTables(snapshot), database.storedDateTimes),
   price: priceWithHashmap,
+  ruleChangeTimes: hashmapRuleChangeTimes,
+  // Each point is priced from its own desc and quantity (engine/dataframe.ts).
+  pricesEachPointAlone: () => true,
+  ruleName: hashmapRuleName,
   priceList: hashmapPriceList,
 };

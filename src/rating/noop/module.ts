@@ -12,4 +12,6 @@ export const noopModule: RatingModule<undefined> = {
   migrations: {},
   loadRules: async () => undefined,
   price: () => {},
+  ruleChangeTimes: () => [],
+  pricesEachPointAlone: () => true,
 };

@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../../database/connection.js';
 import { inReadSnapshot, inWriteTransaction, readRevision, type Transaction } from '../../database/transaction.js';
-import type { ChangeAction, ChangeJournal, RuleChange } from '../../database/change-journal.js';
+import { ChangeJournal, type ChangeAction, type RuleChange } from '../../database/change-journal.js';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { formatApiDateTime, formatMessageDateTime } from '../common/datetime.js';
 import type { Audit } from '../common/rule-storage.js';
@@ -77,6 +77,13 @@ interface ReadText {
 class NothingToApply extends Error {
   constructor(readonly diff: PriceListDiff) {
     super('nothing to apply');
+  }
+}
+
+/** Thrown at the end of a draft's transaction with what was read: it rolls the draft back. */
+class DraftRead extends Error {
+  constructor(readonly read: unknown) {
+    super('draft read');
   }
 }
 
@@ -237,6 +244,47 @@ export class PriceList {
       if (error instanceof NothingToApply) return error.diff;
       throw error;
     }
+  }
+
+  /**
+   * What `text` would make of the rules if applied at `effectiveAt`, without applying it (the
+   * simulation, docs/price-list.md §4): the document is read and checked as an apply reads it,
+   * then, in one write transaction that is always rolled back, `load` reads the rules as stored,
+   * the draft's plan is written as an apply at `effectiveAt` would write it (the time may be past:
+   * the plan is made as if it were then), and `load` reads them again. Both reads see one state of
+   * the database; nothing is committed, the revision stays, and no lock is taken beyond the rows
+   * the plan writes (SQLite: the database's write lock, for the transaction's length).
+   *
+   * @returns the configuration's revision, and what `load` read before and after the draft.
+   * @throws InvalidPriceListError (400) listing every problem of the document; BadRequestError for
+   *   an `effectiveAt` outside the stored years in CloudKitty's zone; the database's errors.
+   */
+  async draft<T>(text: string, format: DocumentFormat, effectiveAt: Date, load: (transaction: Transaction) => Promise<T>): Promise<{ revision: number; current: T; draft: T }> {
+    this.database.storedDateTimes.checkStorable(effectiveAt, 'effective_at');
+    const checked = await this.reading.check({ text, format, limits: this.limits, schema: this.schema.schema });
+    if (checked.kind === 'refused') throw new InvalidPriceListError(checked.problems, checked.omitted);
+    if (checked.kind === 'fault') throw new BadRequestError(checked.message);
+    const problems = new PriceListProblems(this.limits.maxProblems);
+    problems.addRecorded(checked.problems);
+    const parsed: ReadText = { value: checked.value, numberText: withNumberTexts(checked.value, checked.lossyNumberTexts), text };
+    const document = await this.read(parsed, problems);
+    await this.throwIfAny(problems, parsed);
+    const audit: Audit = { actor: 'simulation', now: effectiveAt };
+    const context: PlanContext = { effectiveAt, now: effectiveAt, times: this.database.storedDateTimes, problem: (path, message) => problems.add(path, message) };
+    try {
+      await inWriteTransaction(this.database, new ChangeJournal({ userId: 'simulation', projectId: null, requestId: 'simulation', route: 'simulation' }), async (transaction) => {
+        const revision = await readRevision(transaction);
+        const current = await load(transaction);
+        const plan = await this.plan(transaction, document, context, parsed, problems);
+        for (const sectionPlan of plan.sections) await sectionPlan.write(transaction, audit);
+        for (const [name, state] of plan.states.writes) await this.states.writeIn(transaction, name, state);
+        throw new DraftRead({ revision, current, draft: await load(transaction) });
+      });
+    } catch (error) {
+      if (error instanceof DraftRead) return error.read as { revision: number; current: T; draft: T };
+      throw error;
+    }
+    throw new Error('unreachable: a draft transaction always rolls back');
   }
 
   /** Throws the refusal listing every problem, when there is one, their positions found off the event loop. */

@@ -47,5 +47,9 @@ export function pyscriptsModule(sandbox: PyscriptsSandbox | undefined): RatingMo
     rulesLoaded: (scripts, enabled) => sandbox?.setDemand?.(enabled && scripts.length > 0),
     price: (scripts, dataframe, context) => priceWithScripts(scripts, dataframe, context, sandbox),
     priceList: pyscriptsPriceList(sandbox),
+    ruleChangeTimes: (scripts) => scripts.flatMap((script) => (script.end === null ? [script.start] : [script.start, script.end])),
+    // A script sees the whole dataframe: a point's price may follow from the others'.
+    pricesEachPointAlone: (scripts) => scripts.length === 0,
+    ruleName: (_scripts, entry) => ((entry as { script?: unknown }).script as string | undefined),
   };
 }

@@ -11,7 +11,7 @@
  * how the pyscripts module learns, in every process, that a script or its module state changed.
  */
 import type { Database } from '../../database/connection.js';
-import { inReadSnapshot, readRevision } from '../../database/transaction.js';
+import { inReadSnapshot, readRevision, type Transaction } from '../../database/transaction.js';
 import type { ModuleSet } from '../contract/module-set.js';
 import type { RatingModule } from '../contract/rating-module.js';
 import { ModuleStateRepository } from '../module-states/repository.js';
@@ -50,6 +50,30 @@ interface Loading {
   generation: number;
 }
 
+/**
+ * Every registered module's state and rules as `transaction` sees them (one connection, one
+ * consistent state: `inReadSnapshot`, or a write transaction that has not committed, as the
+ * simulation's draft is read), and the enabled ones in rating order.
+ *
+ * @returns the snapshot, and each registered module with its rules by name (enabled or not).
+ * @throws the database's errors.
+ */
+export async function loadRatingSnapshot(
+  database: Database,
+  modules: ModuleSet,
+  transaction: Transaction,
+): Promise<{ snapshot: RatingSnapshot; rulesByName: Map<string, LoadedModule> }> {
+  const registered = modules.all;
+  // One connection: its statements run one after the other, whatever the promises say.
+  const [states, ...rules] = await Promise.all([
+    new ModuleStateRepository(database, modules).listIn(transaction),
+    ...registered.map((module) => module.loadRules(database, transaction)),
+  ]);
+  const rulesByName = new Map(registered.map((module, index) => [module.name, { module, rules: rules[index] }]));
+  const order = ratingOrder(states).map((state) => rulesByName.get(state.name) as LoadedModule);
+  return { snapshot: { states, ratingOrder: order }, rulesByName };
+}
+
 /** How long a snapshot is trusted before the database's version is looked at again. */
 const VERSION_CHECK_INTERVAL_MS = 1000;
 
@@ -70,8 +94,6 @@ export class RatingSnapshotCache {
   /** Reads of a snapshot or of the revision that failed (the quote waiting for it failed too). */
   private reloadFailures = 0;
 
-  private readonly states: ModuleStateRepository;
-
   /**
    * @param modules - the registered modules, whose rules a snapshot holds.
    * @param metrics - where the reloads, the snapshot's age and its revision are read (`GET /metrics`).
@@ -81,7 +103,6 @@ export class RatingSnapshotCache {
     private readonly modules: ModuleSet,
     metrics?: TariffMetrics,
   ) {
-    this.states = new ModuleStateRepository(database, modules);
     metrics?.watchRules(() => {
       const loaded = this.loaded;
       return {
@@ -151,21 +172,15 @@ export class RatingSnapshotCache {
   private async load(localWrites: number, generation: number): Promise<Loaded> {
     this.reloads += 1;
     const registered = this.modules.all;
-    const { version, states, rules } = await inReadSnapshot(this.database, async (snapshot) => {
-      const revision = String(await readRevision(snapshot));
-      // One connection: its statements run one after the other, whatever the promises say.
-      const [moduleStates, ...moduleRules] = await Promise.all([
-        this.states.listIn(snapshot),
-        ...registered.map((module) => module.loadRules(this.database, snapshot)),
-      ]);
-      return { version: revision, states: moduleStates, rules: moduleRules };
+    const { version, snapshot, rulesByName } = await inReadSnapshot(this.database, async (transaction) => {
+      const revision = String(await readRevision(transaction));
+      return { version: revision, ...(await loadRatingSnapshot(this.database, this.modules, transaction)) };
     }).catch((error: unknown) => {
       this.reloadFailures += 1;
       throw error;
     });
-    const rulesByName = new Map(registered.map((module, index) => [module.name, { module, rules: rules[index] }]));
-    const order = ratingOrder(states).map((state) => rulesByName.get(state.name) as LoadedModule);
-    const loaded = { snapshot: { states, ratingOrder: order }, version, localWrites, generation, loadedAt: performance.now() };
+    const order = snapshot.ratingOrder;
+    const loaded = { snapshot, version, localWrites, generation, loadedAt: performance.now() };
     if (localWrites === this.database.writes.count && generation === this.generation) {
       this.loaded = loaded;
       this.checkedAt = Date.now();

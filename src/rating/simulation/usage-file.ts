@@ -14,32 +14,10 @@
  */
 import { createGunzip } from 'node:zlib';
 import { pipeline, Readable } from 'node:stream';
-import { BadRequestError, TariffError } from '../../kernel/errors.js';
-import { JsonNumberText } from '../../kernel/json-number.js';
-import { parseDateTime } from '../common/datetime.js';
-import { inputDecimal } from '../common/quote-decimal.js';
+import { BadRequestError } from '../../kernel/errors.js';
+import { numberAsText, readStoredDataframe, type StoredDataframe } from './stored-dataframe.js';
 
-/**
- * One stored point of a metric type. `qty` and `price` are decimal text as stored (exact);
- * numbers in `groupby` and `metadata` are {@link JsonNumberText}, as in a v2 quote's points.
- */
-export interface StoredPoint {
-  unit: string;
-  qty: string;
-  /** The price CloudKitty stored for the point over its period; `0` when the line has none. */
-  price: string;
-  groupby: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-}
-
-/** One stored dataframe: a collection period and its points by metric type (CloudKitty's service). */
-export interface StoredDataframe {
-  begin: Date;
-  end: Date;
-  usage: Map<string, StoredPoint[]>;
-  /** Its line in the file, 1-based, for messages. */
-  line: number;
-}
+export type { StoredDataframe, StoredPoint } from './stored-dataframe.js';
 
 /** Bounds of reading a usage file. */
 export interface UsageFileLimits {
@@ -51,15 +29,6 @@ export interface UsageFileLimits {
 
 /** The first bytes of a gzip stream (RFC 1952). */
 const GZIP_MAGIC = [0x1f, 0x8b];
-
-/**
- * Every number as its source text (JSON.parse's reviver context, Node ≥ 21): `1.50` stays `1.50`
- * in a quantity, and `2.0` stays a float's text in `groupby` and `metadata`, as in a v2 quote's
- * points (rating.md §5).
- */
-function numberAsText(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
-  return typeof value === 'number' && context?.source !== undefined ? new JsonNumberText(context.source) : value;
-}
 
 /**
  * The dataframes of a usage file, one at a time, in file order.
@@ -134,61 +103,12 @@ function tooLong(line: number, maxLineBytes: number): BadRequestError {
 
 /** One line's dataframe. @throws BadRequestError naming the line. */
 function readDataframe(text: string, line: number, maxDecimalExponent: number): StoredDataframe {
-  const fail = (what: string) => new BadRequestError(`Usage file line ${line}: ${what}`);
+  const where = `Usage file line ${line}`;
   let value: unknown;
   try {
     value = JSON.parse(text, numberAsText);
   } catch (error) {
-    throw fail(`not JSON (${(error as Error).message}).`);
+    throw new BadRequestError(`${where}: not JSON (${(error as Error).message}).`);
   }
-  if (!isObject(value)) throw fail('a dataframe is a JSON object with "period" and "usage".');
-  const { period, usage } = value;
-  if (!isObject(period)) throw fail('"period" must be an object with "begin" and "end".');
-  if (!isObject(usage)) throw fail('"usage" must be an object of metric types, each a list of points.');
-  try {
-    const begin = parseDateTime(period.begin, 'period.begin');
-    const end = parseDateTime(period.end, 'period.end');
-    if (end.getTime() <= begin.getTime()) throw fail('"period.end" must come after "period.begin".');
-    const byService = new Map<string, StoredPoint[]>();
-    for (const [service, points] of Object.entries(usage)) {
-      if (!Array.isArray(points)) throw fail(`"usage.${service}" must be a list of points.`);
-      byService.set(
-        service,
-        points.map((point: unknown, index) => readPoint(point, `usage.${service}[${index}]`, maxDecimalExponent, fail)),
-      );
-    }
-    return { begin, end, usage: byService, line };
-  } catch (error) {
-    if (error instanceof TariffError && !error.message.startsWith(`Usage file line ${line}`)) throw fail(error.message);
-    throw error;
-  }
-}
-
-function readPoint(point: unknown, where: string, maxDecimalExponent: number, fail: (what: string) => Error): StoredPoint {
-  if (!isObject(point)) throw fail(`"${where}" must be a point object.`);
-  const { vol, rating, groupby, metadata } = point;
-  if (!isObject(vol)) throw fail(`"${where}.vol" must be an object with "unit" and "qty".`);
-  if (rating !== undefined && !isObject(rating)) throw fail(`"${where}.rating" must be an object with "price".`);
-  for (const [name, member] of [
-    ['groupby', groupby],
-    ['metadata', metadata],
-  ] as const) {
-    if (member !== undefined && !isObject(member)) throw fail(`"${where}.${name}" must be an object.`);
-  }
-  const decimal = (raw: unknown, attribute: string) => {
-    const given = raw instanceof JsonNumberText ? raw.text : raw;
-    inputDecimal(given, attribute, maxDecimalExponent);
-    return String(given).trim();
-  };
-  return {
-    unit: vol.unit === undefined || vol.unit === null ? '' : String(vol.unit),
-    qty: decimal(vol.qty, `${where}.vol.qty`),
-    price: rating?.price === undefined ? '0' : decimal(rating.price, `${where}.rating.price`),
-    groupby: isObject(groupby) ? groupby : {},
-    metadata: isObject(metadata) ? metadata : {},
-  };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumberText);
+  return { ...readStoredDataframe(value, where, maxDecimalExponent), line };
 }
