@@ -37,6 +37,7 @@ const SYSTEM_FOLDERS = [
   'operations',
   'release',
   'server',
+  'simulation',
   'tempest',
 ];
 
@@ -85,7 +86,7 @@ const ON_EVERY_DATABASE = [
     'time-zone',
     'versioning',
   ].map((name) => `test/http/${name}.test.ts`),
-  ...['atomicity', 'audit', 'concurrency', 'price-change', 'round-trip', 'scheduled'].map((name) => `test/price-list/${name}.test.ts`),
+  ...['atomicity', 'audit', 'concurrency', 'price-change', 'round-trip', 'scheduled', 'simulation'].map((name) => `test/price-list/${name}.test.ts`),
 ];
 
 /** SQLite has no server to lose; adopting CloudKitty databases is for its production databases only. */

@@ -15,6 +15,7 @@ import { ratingApi } from './rating/routes.js';
 import { RatingSnapshotCache } from './rating/quote/snapshot.js';
 import { TariffMetrics } from './kernel/metrics.js';
 import { registerCloudKittyForward } from './http/cloudkitty-forward/index.js';
+import { KeystoneClient } from './auth/keystone.js';
 
 /** Builds a list of rating modules from the process's dependencies (the sandbox). */
 export type ModuleList = (dependencies: ModuleDependencies) => RatingModule[];
@@ -28,6 +29,13 @@ export type ModuleList = (dependencies: ModuleDependencies) => RatingModule[];
  */
 export function ratingModules(dependencies: ModuleDependencies = {}, list: ModuleList = defaultModules): ModuleSet {
   return new ModuleSet(list(dependencies));
+}
+
+/** Keystone mode: Tariff's own token, for the calls it makes on its own behalf (a simulation reading CloudKitty). */
+function serviceTokenOf(config: TariffConfig): (() => Promise<string>) | undefined {
+  if (config.keystone === undefined) return undefined;
+  const client = new KeystoneClient(config.keystone);
+  return () => client.ownToken();
 }
 
 /** What {@link buildTariffApp} needs. */
@@ -88,6 +96,14 @@ export function buildTariffApp({
     },
     changesMaxLimit: config.changesMaxLimit,
     runningRuleUpdates: config.runningRuleUpdates,
+    simulation: {
+      limits: config.simulation,
+      cloudKitty: {
+        url: config.cloudKitty.url,
+        timeoutMs: config.cloudKitty.timeoutMs,
+        serviceToken: serviceTokenOf(config),
+      },
+    },
     watchRules,
   });
   // CloudKitty's routes Tariff does not serve: forwarded to its API, or a 404 naming the setting.

@@ -229,6 +229,30 @@ export interface TariffConfig {
   shutdownTimeoutMs: number;
   /** Where CloudKitty's own routes Tariff does not serve are forwarded (http/cloudkitty-forward/, api.md "Forwarded routes"). */
   cloudKitty: CloudKittyApiSettings;
+  /** The limits of simulations of draft price lists (docs/price-list.md §4). */
+  simulation: SimulationSettings;
+}
+
+/** The `TARIFF_SIMULATION*` settings (docs/price-list.md §4). */
+export interface SimulationSettings {
+  /** Points per simulation (`TARIFF_SIMULATION_MAX_POINTS`, default 50,000,000); past it, 413. */
+  maxPoints: number;
+  /** Milliseconds per simulation (`TARIFF_SIMULATION_TIMEOUT`, seconds, default 3600); past it, 504. */
+  timeoutMs: number;
+  /** Simulations at once per process (`TARIFF_SIMULATIONS`, default 1); past it, 503. */
+  concurrent: number;
+  /** Distinct points kept priced (`TARIFF_SIMULATION_DISTINCT_POINTS`, default 1,000,000). */
+  maxDistinctPoints: number;
+  /** Reconciliation findings listed (`TARIFF_SIMULATION_MAX_FINDINGS`, default 1,000). */
+  maxFindings: number;
+  /** Longest usage file line, in bytes (`TARIFF_SIMULATION_MAX_LINE_MB`, default 16). */
+  maxLineBytes: number;
+  /** Largest upload, in bytes (`TARIFF_SIMULATION_UPLOAD_LIMIT_MB`, default 4096). */
+  uploadBytes: number;
+  /** Milliseconds of usage read from CloudKitty at once (`TARIFF_SIMULATION_WINDOW`, seconds, default 3600). */
+  windowMs: number;
+  /** Points per page read from CloudKitty (`TARIFF_SIMULATION_PAGE_POINTS`, default 1000). */
+  pagePoints: number;
 }
 
 /**
@@ -280,7 +304,8 @@ export const TARIFF_SETTINGS: readonly string[] = Object.freeze(
     'METRICS_HOST METRICS_PORT POLICY_ENFORCE_NEW_DEFAULTS POLICY_ENFORCE_SCOPE POLICY_FILE PORT PRICE_LIST_MAX_ALIASES PRICE_LIST_MAX_PROBLEMS PRICE_LIST_READS ' +
     'QUOTE_ANSWER_GROWTH QUOTE_ANSWER_LIMIT_MB QUOTE_BODY_LIMIT_MB QUOTE_BYTES_IN_FLIGHT_MB QUOTE_TENANT_BYTES_MB ' +
     'REQUEST_TIMEOUT RUNNING_RULE_UPDATES SANDBOX_QUEUE_LENGTH SANDBOX_QUEUE_WAIT_MS SANDBOX_SPARE_WORKERS SANDBOX_START_TIMEOUT_MS SANDBOX_TENANT_RUNS SANDBOX_WORKERS ' +
-    'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT STALL_TIMEOUT TOKEN_CACHE_TIME'
+    'SCRIPT_MEMORY_MB SCRIPT_TIMEOUT_MS SHUTDOWN_TIMEOUT SIMULATIONS SIMULATION_DISTINCT_POINTS SIMULATION_MAX_FINDINGS SIMULATION_MAX_LINE_MB ' +
+    'SIMULATION_MAX_POINTS SIMULATION_PAGE_POINTS SIMULATION_TIMEOUT SIMULATION_UPLOAD_LIMIT_MB SIMULATION_WINDOW STALL_TIMEOUT TOKEN_CACHE_TIME'
   )
     .split(' ')
     .map((name) => `TARIFF_${name}`),
@@ -364,6 +389,17 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
     healthcheckDisableFile: absolutePath(environment, 'TARIFF_HEALTHCHECK_DISABLE_FILE'),
     shutdownTimeoutMs: positiveNumber(environment, 'TARIFF_SHUTDOWN_TIMEOUT', 30) * 1000,
     cloudKitty,
+    simulation: {
+      maxPoints: positiveInteger(environment, 'TARIFF_SIMULATION_MAX_POINTS', 50_000_000),
+      timeoutMs: positiveNumber(environment, 'TARIFF_SIMULATION_TIMEOUT', 3600) * 1000,
+      concurrent: positiveInteger(environment, 'TARIFF_SIMULATIONS', 1),
+      maxDistinctPoints: positiveInteger(environment, 'TARIFF_SIMULATION_DISTINCT_POINTS', 1_000_000),
+      maxFindings: nonNegativeInteger(environment, 'TARIFF_SIMULATION_MAX_FINDINGS', 1000),
+      maxLineBytes: megabytes(environment, 'TARIFF_SIMULATION_MAX_LINE_MB', 16),
+      uploadBytes: megabytes(environment, 'TARIFF_SIMULATION_UPLOAD_LIMIT_MB', 4096),
+      windowMs: positiveNumber(environment, 'TARIFF_SIMULATION_WINDOW', 3600) * 1000,
+      pagePoints: positiveInteger(environment, 'TARIFF_SIMULATION_PAGE_POINTS', 1000),
+    },
   };
 }
 

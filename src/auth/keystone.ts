@@ -205,6 +205,21 @@ export class KeystoneClient {
     }
   }
 
+  /**
+   * Tariff's own token (its service user's, `TARIFF_KEYSTONE_*`), renewed before it expires: what
+   * Tariff shows another service it calls on its own behalf (CloudKitty's stored usage, for a
+   * simulation).
+   *
+   * @throws IdentityUnavailableError when Keystone refuses the credentials or does not answer.
+   */
+  async ownToken(): Promise<string> {
+    try {
+      return (await this.currentServiceToken(AbortSignal.timeout(this.settings.timeoutMs))).token;
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
   private async askKeystone(token: string, deadline: AbortSignal): Promise<KeystoneIdentity | null> {
     for (let attempt = 1; ; attempt += 1) {
       const service = await this.currentServiceToken(deadline);

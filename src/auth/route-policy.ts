@@ -73,7 +73,7 @@ export function policyRuleFor(method: string, route: string): string | null {
   if (v2 !== undefined) {
     if (v2 === '/quote') return 'rating:quote';
     // Tariff's price list is the whole configuration: CloudKitty's rule for configuration guards it.
-    if (v2 === '/price_list' || v2 === '/price_list/schema') return 'rating:module_config';
+    if (v2 === '/price_list' || v2 === '/price_list/schema' || v2 === '/price_list/simulation') return 'rating:module_config';
     // Tariff's audit trail of configuration writes (issue 15): as configuration, admin only.
     if (v2 === '/changes') return 'rating:module_config';
     if (v2 === '/modules') return 'v2_rating:list_modules';

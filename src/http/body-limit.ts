@@ -70,7 +70,8 @@ export function installBodyLimits(app: FastifyInstance, limits: BodyLimits): voi
     const declared = Number(request.headers['content-length']);
     if (!(declared > 0) && request.headers['transfer-encoding'] === undefined) return done(null, payload);
     const limit = (request.routeOptions.config as BodyLimitRouteConfig | undefined)?.maxBodyBytes ?? limits.defaultBytes;
-    if (declared > limits.drainBytes) return done(new BodyTooLargeError(limit));
+    // A route may take more than the drain limit (a simulation's usage upload): its own limit is its cap.
+    if (declared > Math.max(limit, limits.drainBytes)) return done(new BodyTooLargeError(limit));
     const limited = new LimitedBody(limit, Math.max(limit, limits.drainBytes));
     // A connection closed before the body's end is the client's doing, never the database's (fix, issue 24).
     payload.on('error', (error) => limited.destroy(clientClosed(error, request)));

@@ -11,7 +11,7 @@
 import { Type, type TSchema } from 'typebox';
 
 /** The statuses a route may declare a fault for. */
-export type FaultStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 503;
+export type FaultStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 502 | 503 | 504;
 
 const DESCRIPTIONS: Record<FaultStatus, string> = {
   400: 'Bad input: an invalid argument, attribute or value',
@@ -22,7 +22,9 @@ const DESCRIPTIONS: Record<FaultStatus, string> = {
   413: 'Request body too large',
   415: 'Request body not application/json',
   422: 'A rating script failed on the submitted data',
+  502: 'A service Tariff reads from (CloudKitty) failed or is unreachable',
   503: 'Database or script sandbox unavailable (may come with Retry-After)',
+  504: 'A service Tariff reads from (CloudKitty) or the work itself took too long',
 };
 
 /** The WSME fault body (`faultBody` in http/faults.ts), described for one status. */

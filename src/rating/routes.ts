@@ -17,6 +17,8 @@ import { quoteRoutesV1, quoteRoutesV2, type QuoteRouteOptions } from './quote/ro
 import type { RatingSnapshotCache } from './quote/snapshot.js';
 import { PriceList, type PriceListLimits } from './price-list/price-list.js';
 import { priceListRoutes } from './price-list/routes.js';
+import { simulationRoutes } from './simulation/routes.js';
+import { Simulator, type CloudKittyReading, type SimulationLimits } from './simulation/simulator.js';
 import { ChangeRepository } from './changes/repository.js';
 import { changeRoutes, CORE_CHANGE_KINDS } from './changes/routes.js';
 import type { TariffMetrics } from '../kernel/metrics.js';
@@ -45,6 +47,8 @@ export interface RatingApiOptions {
   changesMaxLimit: number;
   /** What an update of a running rule's terms does (`TARIFF_RUNNING_RULE_UPDATES`). */
   runningRuleUpdates: RunningRuleUpdates;
+  /** The limits of simulations (`TARIFF_SIMULATION*`) and where CloudKitty's stored usage is read. */
+  simulation: { limits: SimulationLimits; cloudKitty: CloudKittyReading };
   /** Where priced quotes are counted (`GET /metrics`); absent when metrics are off. */
   metrics?: TariffMetrics;
   /**
@@ -108,12 +112,11 @@ const ratingRoutesV2: FastifyPluginAsync<RatingRouteOptions> = async (app, optio
   app.addHook('onRequest', dropEmptyGetContentType);
   await app.register(moduleRoutesV2, { modules: new ModuleStateRepository(database, modules), onChange: () => snapshots.invalidate(), hidden });
   await app.register(quoteRoutesV2, quoteRouteOptions(options));
-  await app.register(priceListRoutes, {
-    priceList: new PriceList(database, modules, priceListLimits),
-    onChange: () => snapshots.invalidate(),
-    bodyLimit: options.quoteBodyLimit,
-    hidden,
-  });
+  const priceList = new PriceList(database, modules, priceListLimits);
+  await app.register(priceListRoutes, { priceList, onChange: () => snapshots.invalidate(), bodyLimit: options.quoteBodyLimit, hidden });
+  const { limits, cloudKitty } = options.simulation;
+  const simulator = new Simulator(database, modules, priceList, limits, cloudKitty, options.maxDecimalExponent);
+  await app.register(simulationRoutes, { simulator, draftBytes: options.quoteBodyLimit, hidden });
   await app.register(changeRoutes, {
     changes: new ChangeRepository(database),
     kinds: [...CORE_CHANGE_KINDS, ...modules.all.flatMap((module) => module.changeKinds ?? [])],

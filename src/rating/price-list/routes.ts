@@ -54,7 +54,8 @@ const Diff = Type.Object({
   counts: Type.Record(Type.String(), Type.Integer()),
   changes: Type.Array(Change),
 });
-const InvalidDocument = Type.Object(
+/** The 400 of a document's reading: the fault, and every problem in `problems`. */
+export const InvalidDocument = Type.Object(
   {
     ...faultSchema().properties,
     problems: Type.Optional(

@@ -1,0 +1,138 @@
+/**
+ * Stored usage read from CloudKitty's v2 API (`GET /v2/dataframes`), for a simulation of a draft
+ * price list (docs/price-list.md §4): the period is read one window at a time, each window page
+ * by page, so that memory follows a window, never the period.
+ *
+ * CloudKitty compat: `GET /v2/dataframes?begin&end&offset&limit` answers `{"total": n,
+ * "dataframes": [...]}`, or 404 when the window holds nothing. Its v2 storages (InfluxDB,
+ * Elasticsearch, OpenSearch, Loki) count `total`, `offset` and `limit` in points; its v1 SQL
+ * storage (through `V1StorageAdapter`) ignores `offset` and `limit`, answers the whole window and
+ * counts `total` in dataframes. Reading pages until the points read reach `total` ends both the
+ * same way: the v1 answer's points are at least its dataframes. A non-admin caller is answered
+ * only its own project's points, so the requests carry Tariff's service token (Keystone mode: its
+ * user needs the admin role) or `X-Roles: admin` (noauth, which CloudKitty's noauth reads).
+ */
+import { formatApiDateTime } from '../common/datetime.js';
+import { BadRequestError, TariffError } from '../../kernel/errors.js';
+import { JsonNumberText } from '../../kernel/json-number.js';
+import { numberAsText, readStoredDataframe, type StoredDataframe } from './stored-dataframe.js';
+
+/** Where and how CloudKitty's stored usage is read. */
+export interface CloudKittyUsageSource {
+  /** CloudKitty's API, without a trailing slash (`TARIFF_CLOUDKITTY_API_URL`). */
+  url: string;
+  /** Milliseconds of usage asked for at once (`TARIFF_SIMULATION_WINDOW`, seconds). */
+  windowMs: number;
+  /** Points asked for per page (`TARIFF_SIMULATION_PAGE_POINTS`). */
+  pagePoints: number;
+  /** Milliseconds one page may take, connection to last byte (`TARIFF_CLOUDKITTY_TIMEOUT`). */
+  timeoutMs: number;
+  /** Tariff's service token in Keystone mode; undefined in noauth. */
+  serviceToken?: () => Promise<string>;
+  /** Quantities and prices must be 0 or within [10^-n, 10^n) (`TARIFF_DECIMAL_MAX_EXPONENT`). */
+  maxDecimalExponent: number;
+}
+
+/** How far a read has come: windows done of all, for progress. */
+export interface WindowProgress {
+  windows: number;
+  windowsDone: number;
+}
+
+/** CloudKitty's fault, or the lack of an answer: 502 (504 when it took too long), naming CloudKitty. */
+function cloudKittyFault(what: string, status = 502): TariffError {
+  return new TariffError(status, `Reading stored usage from CloudKitty failed: ${what}`);
+}
+
+/** The answer's fault text, CloudKitty's `message` / `faultstring` / `description` when it gives one. */
+function faultText(text: string): string {
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const message = body.message ?? body.faultstring ?? body.description;
+    if (typeof message === 'string') return message.slice(0, 500);
+  } catch {
+    // not JSON: its start is the message
+  }
+  return text.slice(0, 200);
+}
+
+/**
+ * The stored dataframes whose begin is in [`begin`, `end`), window by window in time order.
+ *
+ * @param progress - updated as windows are done.
+ * @throws TariffError 502 when CloudKitty cannot be reached or answers a fault (its status and
+ *   message), 504 when a page takes longer than `timeoutMs`; BadRequestError (400) for a stored
+ *   point that is not a valid dataframe point. A throw ends the read: nothing after it is given.
+ */
+export async function* readCloudKittyUsage(
+  source: CloudKittyUsageSource,
+  begin: Date,
+  end: Date,
+  signal: AbortSignal,
+  progress: WindowProgress,
+): AsyncGenerator<StoredDataframe> {
+  const first = begin.getTime();
+  const last = end.getTime();
+  progress.windows = Math.max(0, Math.ceil((last - first) / source.windowMs));
+  progress.windowsDone = 0;
+  for (let windowBegin = first; windowBegin < last; windowBegin += source.windowMs) {
+    const windowEnd = Math.min(last, windowBegin + source.windowMs);
+    let offset = 0;
+    for (;;) {
+      const page = await readPage(source, new Date(windowBegin), new Date(windowEnd), offset, signal);
+      let points = 0;
+      for (const dataframe of page.dataframes) {
+        for (const list of dataframe.usage.values()) points += list.length;
+        const time = dataframe.begin.getTime();
+        if (time >= windowBegin && time < windowEnd) yield dataframe;
+      }
+      offset += points;
+      if (points === 0 || offset >= page.total) break;
+    }
+    progress.windowsDone += 1;
+  }
+}
+
+/** One page of one window. */
+async function readPage(source: CloudKittyUsageSource, begin: Date, end: Date, offset: number, signal: AbortSignal): Promise<{ total: number; dataframes: StoredDataframe[] }> {
+  const query = new URLSearchParams({ begin: formatApiDateTime(begin), end: formatApiDateTime(end), offset: String(offset), limit: String(source.pagePoints) });
+  const path = `/v2/dataframes?${query.toString()}`;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (source.serviceToken) headers['x-auth-token'] = await source.serviceToken();
+  else headers['x-roles'] = 'admin';
+  let status: number;
+  let text: string;
+  try {
+    const response = await fetch(`${source.url}${path}`, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(source.timeoutMs)]) });
+    status = response.status;
+    text = await response.text();
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    const timedOut = (error as Error).name === 'TimeoutError';
+    const cause = (error as { cause?: { message?: string } }).cause?.message;
+    throw cloudKittyFault(
+      timedOut ? `GET ${path} took longer than ${source.timeoutMs / 1000} s (TARIFF_CLOUDKITTY_TIMEOUT).` : `${source.url} is unreachable: ${cause ?? (error as Error).message}.`,
+      timedOut ? 504 : 502,
+    );
+  }
+  // CloudKitty compat: a window without points is a 404 "No resource found for provided filters."
+  if (status === 404) return { total: 0, dataframes: [] };
+  if (status !== 200) throw cloudKittyFault(`GET ${path} answered ${status}: ${faultText(text)}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text, numberAsText);
+  } catch (error) {
+    throw cloudKittyFault(`GET ${path} answered text that is not JSON (${(error as Error).message}).`);
+  }
+  const { total, dataframes } = (body ?? {}) as { total?: unknown; dataframes?: unknown };
+  // Numbers come back as their text (`numberAsText`).
+  const count = total instanceof JsonNumberText ? total.value : Number.NaN;
+  if (!Array.isArray(dataframes) || !Number.isFinite(count)) throw cloudKittyFault(`GET ${path} answered without "total" and "dataframes".`);
+  try {
+    const where = (index: number) => `GET ${path}: dataframe ${index}`;
+    return { total: count, dataframes: dataframes.map((value: unknown, index) => readStoredDataframe(value, where(index), source.maxDecimalExponent)) };
+  } catch (error) {
+    // What CloudKitty stored is not the caller's fault.
+    throw error instanceof BadRequestError ? cloudKittyFault(error.message) : error;
+  }
+}

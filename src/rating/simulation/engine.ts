@@ -1,0 +1,315 @@
+/**
+ * The simulation's pricing (docs/price-list.md §4): every stored point priced with the current
+ * rules and with the draft's, by the quote's engine (`quote/pricing.ts`), and added up
+ * (`totals.ts`). A point's tenant is its `groupby.project_id`, its rating time its dataframe's
+ * begin; from `effectiveAt` on the draft's rules price it, before it the current ones on both sides.
+ *
+ * Work follows what differs, not how many points: when every enabled module prices each point
+ * alone (`RatingModule.pricesEachPointAlone`), each distinct (rule version, tenant, service,
+ * quantity, unit, stored price, groupby, metadata) is priced once per side and counted after; a
+ * rule version is an interval between two times at which some rule of either side starts or ends
+ * (`RatingModule.ruleChangeTimes`). The table of distinct points holds at most `maxDistinctPoints`:
+ * past it, its counts are added to the totals and it starts again. Otherwise (a script sees whole
+ * dataframes) each tenant's part of a dataframe is priced whole, on each side.
+ */
+import { Exact } from '../common/exact.js';
+import { formatApiDateTime } from '../common/datetime.js';
+import type { ExplainEntry, PricedPoint } from '../contract/dataframe.js';
+import { JsonNumberText } from '../../kernel/json-number.js';
+import { priceUsage } from '../quote/pricing.js';
+import type { Usage } from '../quote/schemas.js';
+import type { RatingSnapshot } from '../quote/snapshot.js';
+import type { StoredDataframe, StoredPoint } from './stored-dataframe.js';
+import { SimulationTotals } from './totals.js';
+
+/** The settings of one simulation. */
+export interface SimulationSettings {
+  /** From this time on (epoch ms), points are priced by the draft's rules. */
+  effectiveAt: number;
+  /** Distinct points kept priced at once (`TARIFF_SIMULATION_DISTINCT_POINTS`). */
+  maxDistinctPoints: number;
+  /** Reconciliation findings listed (`TARIFF_SIMULATION_MAX_FINDINGS`). */
+  maxFindings: number;
+  /** Quantities must be 0 or within [10^-n, 10^n) (`TARIFF_DECIMAL_MAX_EXPONENT`). */
+  maxDecimalExponent: number;
+  /** Who asks, for the PyScripts sandbox's fair share. */
+  caller: string | undefined;
+}
+
+/** One distinct point: how many times it was seen, and its prices once known. */
+interface DistinctPoint {
+  projectId: string | null;
+  service: string;
+  point: StoredPoint;
+  count: number;
+  /** Seen in the dataframe being read, before its prices were known. */
+  pendingCount: number;
+  stored: Exact;
+  current: Exact;
+  draft: Exact;
+  /** The rules whose contributions differ between the sides (`module \0 name`), when the prices do. */
+  changedRules: readonly string[];
+}
+
+/** The tenant of a point: its `groupby.project_id` (CloudKitty's default `scope_key`). */
+function projectOf(point: StoredPoint): string | null {
+  const project = point.groupby.project_id;
+  return typeof project === 'string' ? project : project instanceof JsonNumberText ? project.text : null;
+}
+
+/** `JSON.rawJSON` (Node ≥ 21; not yet in TypeScript's library): a number's text written as is by `JSON.stringify`. */
+const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/** A nested value's JSON, numbers as their source text. */
+function nestedKey(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const original = this[key];
+  return original instanceof JsonNumberText ? rawJson(original.text) : value;
+}
+
+/** One JSON text per distinct `groupby` or `metadata`, numbers as their source text (`2.0` ≠ `2`). */
+function descKey(desc: Record<string, unknown>): string {
+  let key = '{';
+  for (const name in desc) {
+    const value = desc[name];
+    key +=
+      JSON.stringify(name) +
+      ':' +
+      (typeof value === 'string' ? JSON.stringify(value) : value instanceof JsonNumberText ? value.text : JSON.stringify(value, nestedKey)) +
+      ',';
+  }
+  return `${key}}`;
+}
+
+/** The sorted times at which some module of `snapshots` changes its prices; null when a module cannot tell. */
+function changeTimes(snapshots: readonly RatingSnapshot[], effectiveAt: number): number[] | null {
+  const times = new Set<number>([effectiveAt]);
+  for (const snapshot of snapshots) {
+    for (const { module, rules } of snapshot.ratingOrder) {
+      if (!module.ruleChangeTimes) return null;
+      for (const time of module.ruleChangeTimes(rules)) times.add(time);
+    }
+  }
+  return [...times].sort((a, b) => a - b);
+}
+
+/** Whether every enabled module of `snapshots` prices each point from itself alone. */
+function pricesEachPointAlone(snapshots: readonly RatingSnapshot[]): boolean {
+  return snapshots.every((snapshot) => snapshot.ratingOrder.every(({ module, rules }) => module.pricesEachPointAlone?.(rules) ?? false));
+}
+
+/** A priced point's explain entries by the name of their rule, with what they gave. */
+function contributions(snapshot: RatingSnapshot, explain: readonly ExplainEntry[] | undefined): Map<string, string> {
+  const named = new Map<string, string>();
+  for (const entry of explain ?? []) {
+    const loaded = snapshot.ratingOrder.find((step) => step.module.name === entry.module);
+    const name = loaded?.module.ruleName?.(loaded.rules, entry) ?? '?';
+    const { rule_id: _ruleId, ...given } = entry as ExplainEntry & { rule_id?: unknown };
+    const key = `${entry.module}\u0000${name}`;
+    named.set(key, (named.get(key) ?? '') + JSON.stringify(given));
+  }
+  return named;
+}
+
+/** The rules (`module \0 name`) whose contributions to a point differ between its current and draft explain. */
+function changedRules(current: RatingSnapshot, draft: RatingSnapshot, currentExplain?: ExplainEntry[], draftExplain?: ExplainEntry[]): string[] {
+  const before = contributions(current, currentExplain);
+  const after = contributions(draft, draftExplain);
+  const names = new Set<string>();
+  for (const [name, given] of before) if (after.get(name) !== given) names.add(name);
+  for (const [name, given] of after) if (before.get(name) !== given) names.add(name);
+  return [...names];
+}
+
+/** A simulation under way: give it the stored dataframes in any order, then read its totals. */
+export class Simulation {
+  readonly totals: SimulationTotals;
+  /** Points read so far. */
+  points = 0;
+  private readonly times: number[] | null;
+  private readonly pointwise: boolean;
+  private readonly distinct = new Map<string, DistinctPoint>();
+
+  constructor(
+    private readonly current: RatingSnapshot,
+    private readonly draft: RatingSnapshot,
+    private readonly settings: SimulationSettings,
+  ) {
+    this.totals = new SimulationTotals(settings.maxFindings);
+    this.times = changeTimes([current, draft], settings.effectiveAt);
+    this.pointwise = pricesEachPointAlone([current, draft]);
+  }
+
+  /**
+   * Prices one stored dataframe's points on both sides and adds them up.
+   *
+   * @throws what pricing throws: BadRequestError for a quantity out of range, a module's 422/503.
+   */
+  async add(dataframe: StoredDataframe): Promise<void> {
+    if (this.pointwise) await this.addDistinct(dataframe);
+    else await this.addWhole(dataframe);
+  }
+
+  /** The result's totals (docs/price-list.md §4), every distinct point's counts added first. */
+  result(top: number) {
+    this.fold();
+    return this.totals.toJson(top);
+  }
+
+  /** The rule version of a rating time: how many change times are at or before it (or the time itself). */
+  private versionOf(at: number): string {
+    const times = this.times;
+    if (times === null) return String(at);
+    let low = 0;
+    let high = times.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (times[middle] <= at) low = middle + 1;
+      else high = middle;
+    }
+    return String(low);
+  }
+
+  private async addDistinct(dataframe: StoredDataframe): Promise<void> {
+    if (this.distinct.size >= this.settings.maxDistinctPoints) this.fold();
+    const prefix = `${this.versionOf(dataframe.begin.getTime())}\u0000`;
+    const pending: DistinctPoint[] = [];
+    for (const [service, points] of dataframe.usage) {
+      const servicePart = `${JSON.stringify(service)}\u0000`;
+      for (const point of points) {
+        const projectId = projectOf(point);
+        const key =
+          prefix + servicePart + (projectId === null ? '' : JSON.stringify(projectId)) + '\u0000' + point.qty + '\u0000' + JSON.stringify(point.unit) +
+          '\u0000' + point.price + '\u0000' + descKey(point.groupby) + descKey(point.metadata);
+        let distinct = this.distinct.get(key);
+        if (distinct === undefined) {
+          distinct = { projectId, service, point, count: 0, pendingCount: 0, stored: Exact.ZERO, current: Exact.ZERO, draft: Exact.ZERO, changedRules: [] };
+          this.distinct.set(key, distinct);
+          pending.push(distinct);
+        }
+        if (distinct.pendingCount > 0 || distinct.count === 0) {
+          distinct.pendingCount += 1;
+        } else {
+          distinct.count += 1;
+          if (!distinct.stored.eq(distinct.current)) this.totals.addFinding({ projectId, service, begin: dataframe.begin, end: dataframe.end, point, current: distinct.current }, distinct.stored);
+        }
+      }
+      this.points += points.length;
+    }
+    if (pending.length > 0) await this.priceDistinct(dataframe, pending);
+  }
+
+  /** Prices new distinct points of one dataframe, a dataframe per tenant and side. */
+  private async priceDistinct(dataframe: StoredDataframe, pending: DistinctPoint[]): Promise<void> {
+    const byTenant = new Map<string | null, DistinctPoint[]>();
+    for (const distinct of pending) {
+      const list = byTenant.get(distinct.projectId);
+      if (list) list.push(distinct);
+      else byTenant.set(distinct.projectId, [distinct]);
+    }
+    for (const [tenant, list] of byTenant) {
+      const usage: Usage = Object.create(null) as Usage;
+      for (const distinct of list) {
+        let points = usage[distinct.service];
+        if (!points) usage[distinct.service] = points = [];
+        points.push({ vol: { unit: distinct.point.unit, qty: distinct.point.qty }, groupby: distinct.point.groupby, metadata: distinct.point.metadata });
+      }
+      const [current, draft] = await this.priceBothSides(dataframe, tenant, usage);
+      // The priced points come back in `usage`'s order, service by service.
+      const next = new Map<string, number>();
+      for (const distinct of list) {
+        const index = next.get(distinct.service) ?? 0;
+        next.set(distinct.service, index + 1);
+        const currentPoint = current.get(distinct.service)![index];
+        const draftPoint = draft.get(distinct.service)![index];
+        distinct.stored = Exact.from(distinct.point.price);
+        distinct.current = currentPoint.price;
+        distinct.draft = draftPoint.price;
+        if (!distinct.current.eq(distinct.draft)) distinct.changedRules = changedRules(this.current, this.draft, currentPoint.explain, draftPoint.explain);
+        this.totals.distinctPoints += 1;
+        distinct.count = distinct.pendingCount;
+        if (!distinct.stored.eq(distinct.current)) {
+          for (let seen = 0; seen < distinct.pendingCount; seen += 1) {
+            this.totals.addFinding(
+              { projectId: distinct.projectId, service: distinct.service, begin: dataframe.begin, end: dataframe.end, point: distinct.point, current: distinct.current },
+              distinct.stored,
+            );
+          }
+        }
+        distinct.pendingCount = 0;
+      }
+    }
+  }
+
+  /**
+   * Prices `usage` of one tenant as of the dataframe's begin, with the current rules and, from
+   * the effective time, the draft's (the same map when the draft does not apply yet).
+   */
+  private async priceBothSides(dataframe: StoredDataframe, tenant: string | null, usage: Usage): Promise<[Map<string, PricedPoint[]>, Map<string, PricedPoint[]>]> {
+    const at = dataframe.begin.getTime();
+    const options = {
+      period: { begin: formatApiDateTime(dataframe.begin), end: formatApiDateTime(dataframe.end) },
+      at,
+      tenantId: tenant,
+      explain: true,
+      caller: this.settings.caller,
+      maxDecimalExponent: this.settings.maxDecimalExponent,
+    };
+    const current = (await priceUsage(this.current, usage, options)).dataframe.services;
+    if (at < this.settings.effectiveAt) return [current, current];
+    return [current, (await priceUsage(this.draft, usage, options)).dataframe.services];
+  }
+
+  /** Adds every distinct point's counts to the totals and empties the table. */
+  private fold(): void {
+    for (const distinct of this.distinct.values()) {
+      if (distinct.count === 0) continue;
+      this.totals.add(distinct.projectId, distinct.service, distinct.count, distinct.stored, distinct.current, distinct.draft);
+      if (distinct.changedRules.length > 0) this.totals.addChangedRules(distinct.changedRules, distinct.count);
+    }
+    this.distinct.clear();
+  }
+
+  /** A dataframe priced whole per tenant and side (a script sees whole dataframes), every point added up. */
+  private async addWhole(dataframe: StoredDataframe): Promise<void> {
+    const byTenant = new Map<string | null, Map<string, StoredPoint[]>>();
+    for (const [service, points] of dataframe.usage) {
+      for (const point of points) {
+        const projectId = projectOf(point);
+        let services = byTenant.get(projectId);
+        if (!services) byTenant.set(projectId, (services = new Map()));
+        const list = services.get(service);
+        if (list) list.push(point);
+        else services.set(service, [point]);
+      }
+      this.points += points.length;
+    }
+    for (const [tenant, services] of byTenant) {
+      const usage: Usage = Object.create(null) as Usage;
+      for (const [service, points] of services) {
+        usage[service] = points.map((point) => ({ vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata }));
+      }
+      const [current, draft] = await this.priceBothSides(dataframe, tenant, usage);
+      for (const [service, points] of services) {
+        const currentPoints = current.get(service) ?? [];
+        const draftPoints = draft.get(service) ?? [];
+        const samePoints = currentPoints.length === points.length && draftPoints.length === points.length;
+        points.forEach((point, index) => {
+          const stored = Exact.from(point.price);
+          const currentPrice = samePoints ? currentPoints[index].price : Exact.ZERO;
+          const draftPrice = samePoints ? draftPoints[index].price : Exact.ZERO;
+          this.totals.distinctPoints += 1;
+          this.totals.add(tenant, service, 1, stored, currentPrice, draftPrice);
+          if (samePoints && !currentPrice.eq(draftPrice)) {
+            this.totals.addChangedRules(changedRules(this.current, this.draft, currentPoints[index].explain, draftPoints[index].explain), 1);
+          }
+          if (samePoints && !stored.eq(currentPrice)) this.totals.addFinding({ projectId: tenant, service, begin: dataframe.begin, end: dataframe.end, point, current: currentPrice }, stored);
+        });
+        // A script that changed the number of points: its prices count by service, point by point as it left them.
+        if (!samePoints) {
+          const sum = (priced: PricedPoint[]) => priced.reduce((total, point) => total.plus(point.price), Exact.ZERO);
+          this.totals.addAmounts(tenant, service, sum(currentPoints), sum(draftPoints));
+        }
+      }
+    }
+  }
+}
