@@ -36,20 +36,32 @@ export interface SimulationSettings {
   caller: string | undefined;
 }
 
+/** Points of one distinct point seen in one dataframe before its prices were known. */
+interface PendingSighting {
+  dataframe: StoredDataframe;
+  count: number;
+}
+
 /** One distinct point: how many times it was seen, and its prices once known. */
 interface DistinctPoint {
   projectId: string | null;
   service: string;
   point: StoredPoint;
+  /** The dataframe it was first seen in: its rating time (any of its rule version's) and period. */
+  first: StoredDataframe;
+  /** Points seen. */
   count: number;
-  /** Seen in the dataframe being read, before its prices were known. */
-  pendingCount: number;
+  /** The dataframes its points were seen in before it was priced; undefined once priced. */
+  pending: PendingSighting[] | undefined;
   stored: Exact;
   current: Exact;
   draft: Exact;
   /** The rules whose contributions differ between the sides (`module \0 name`), when the prices do. */
   changedRules: readonly string[];
 }
+
+/** New distinct points priced together, per rule version and tenant: a few pricing calls, not one per dataframe. */
+const BATCH_POINTS = 4096;
 
 /** The tenant of a point: its `groupby.project_id` (CloudKitty's default `scope_key`). */
 function projectOf(point: StoredPoint): string | null {
@@ -66,18 +78,30 @@ function nestedKey(this: Record<string, unknown>, key: string, value: unknown): 
   return original instanceof JsonNumberText ? rawJson(original.text) : value;
 }
 
-/** One JSON text per distinct `groupby` or `metadata`, numbers as their source text (`2.0` ≠ `2`). */
+/**
+ * One text per distinct `groupby` or `metadata`, telling apart every two that a module could price
+ * differently. Members that are all strings, plain numbers, booleans or null: the object's JSON
+ * (V8's fast path; JSON escapes every string, so no text a tenant chose makes two alike). With a
+ * number kept as its source text (`2.0` ≠ `2`) or a nested value: each member's name and value
+ * with their lengths in front, after a `#` no JSON text starts with.
+ */
 function descKey(desc: Record<string, unknown>): string {
-  let key = '{';
   for (const name in desc) {
     const value = desc[name];
-    key +=
-      JSON.stringify(name) +
-      ':' +
-      (typeof value === 'string' ? JSON.stringify(value) : value instanceof JsonNumberText ? value.text : JSON.stringify(value, nestedKey)) +
-      ',';
+    if (typeof value === 'object' && value !== null) return sourceTextKey(desc);
   }
-  return `${key}}`;
+  return JSON.stringify(desc);
+}
+
+/** {@link descKey} of an object with numbers as their source text or nested values. */
+function sourceTextKey(desc: Record<string, unknown>): string {
+  let key = '#';
+  for (const name in desc) {
+    const value = desc[name];
+    const text = value instanceof JsonNumberText ? `n${value.text}` : `j${JSON.stringify(value, nestedKey) ?? ''}`;
+    key += `${name.length}:${name}${text.length}:${text}`;
+  }
+  return key;
 }
 
 /** The sorted times at which some module of `snapshots` changes its prices; null when a module cannot tell. */
@@ -128,6 +152,9 @@ export class Simulation {
   private readonly times: number[] | null;
   private readonly pointwise: boolean;
   private readonly distinct = new Map<string, DistinctPoint>();
+  /** Distinct points not priced yet, by `rule version \0 tenant`. */
+  private readonly unpriced = new Map<string, DistinctPoint[]>();
+  private unpricedCount = 0;
 
   constructor(
     private readonly current: RatingSnapshot,
@@ -140,7 +167,8 @@ export class Simulation {
   }
 
   /**
-   * Prices one stored dataframe's points on both sides and adds them up.
+   * Prices one stored dataframe's points on both sides and adds them up (new distinct points may
+   * wait for others to be priced with; {@link result} prices the last ones).
    *
    * @throws what pricing throws: BadRequestError for a quantity out of range, a module's 422/503.
    */
@@ -149,8 +177,9 @@ export class Simulation {
     else await this.addWhole(dataframe);
   }
 
-  /** The result's totals (docs/price-list.md §4), every distinct point's counts added first. */
-  result(top: number) {
+  /** The result's totals (docs/price-list.md §4), once the last distinct points are priced and counted. */
+  async result(top: number) {
+    await this.priceUnpriced();
     this.fold();
     return this.totals.toJson(top);
   }
@@ -170,87 +199,110 @@ export class Simulation {
   }
 
   private async addDistinct(dataframe: StoredDataframe): Promise<void> {
-    if (this.distinct.size >= this.settings.maxDistinctPoints) this.fold();
-    const prefix = `${this.versionOf(dataframe.begin.getTime())}\u0000`;
-    const pending: DistinctPoint[] = [];
+    const version = this.versionOf(dataframe.begin.getTime());
+    // Quantities and prices are decimal text (digits, sign, point, exponent): `;` ends them.
+    const prefix = `${version};`;
     for (const [service, points] of dataframe.usage) {
-      const servicePart = `${JSON.stringify(service)}\u0000`;
+      const servicePart = JSON.stringify(service);
       for (const point of points) {
         const projectId = projectOf(point);
         const key =
-          prefix + servicePart + (projectId === null ? '' : JSON.stringify(projectId)) + '\u0000' + point.qty + '\u0000' + JSON.stringify(point.unit) +
-          '\u0000' + point.price + '\u0000' + descKey(point.groupby) + descKey(point.metadata);
+          prefix + servicePart + (projectId === null ? '-' : JSON.stringify(projectId)) + point.qty + ';' + JSON.stringify(point.unit) + point.price + ';' +
+          descKey(point.groupby) + descKey(point.metadata);
         let distinct = this.distinct.get(key);
         if (distinct === undefined) {
-          distinct = { projectId, service, point, count: 0, pendingCount: 0, stored: Exact.ZERO, current: Exact.ZERO, draft: Exact.ZERO, changedRules: [] };
+          if (this.distinct.size >= this.settings.maxDistinctPoints) {
+            await this.priceUnpriced();
+            this.fold();
+          }
+          distinct = { projectId, service, point, first: dataframe, count: 0, pending: [], stored: Exact.ZERO, current: Exact.ZERO, draft: Exact.ZERO, changedRules: [] };
           this.distinct.set(key, distinct);
-          pending.push(distinct);
+          const group = `${version}\u0000${projectId ?? ''}`;
+          const list = this.unpriced.get(group);
+          if (list) list.push(distinct);
+          else this.unpriced.set(group, [distinct]);
+          this.unpricedCount += 1;
         }
-        if (distinct.pendingCount > 0 || distinct.count === 0) {
-          distinct.pendingCount += 1;
-        } else {
-          distinct.count += 1;
-          if (!distinct.stored.eq(distinct.current)) this.totals.addFinding({ projectId, service, begin: dataframe.begin, end: dataframe.end, point, current: distinct.current }, distinct.stored);
+        distinct.count += 1;
+        const pending = distinct.pending;
+        if (pending !== undefined) {
+          const last = pending.at(-1);
+          if (last?.dataframe === dataframe) last.count += 1;
+          else pending.push({ dataframe, count: 1 });
+        } else if (!distinct.stored.eq(distinct.current)) {
+          this.totals.addFinding({ projectId, service, begin: dataframe.begin, end: dataframe.end, point, current: distinct.current }, distinct.stored);
         }
       }
       this.points += points.length;
     }
-    if (pending.length > 0) await this.priceDistinct(dataframe, pending);
+    if (this.unpricedCount >= BATCH_POINTS) await this.priceUnpriced();
   }
 
-  /** Prices new distinct points of one dataframe, a dataframe per tenant and side. */
-  private async priceDistinct(dataframe: StoredDataframe, pending: DistinctPoint[]): Promise<void> {
-    const byTenant = new Map<string | null, DistinctPoint[]>();
-    for (const distinct of pending) {
-      const list = byTenant.get(distinct.projectId);
-      if (list) list.push(distinct);
-      else byTenant.set(distinct.projectId, [distinct]);
-    }
-    for (const [tenant, list] of byTenant) {
-      const usage: Usage = Object.create(null) as Usage;
-      for (const distinct of list) {
-        let points = usage[distinct.service];
-        if (!points) usage[distinct.service] = points = [];
-        points.push({ vol: { unit: distinct.point.unit, qty: distinct.point.qty }, groupby: distinct.point.groupby, metadata: distinct.point.metadata });
-      }
-      const [current, draft] = await this.priceBothSides(dataframe, tenant, usage);
-      // The priced points come back in `usage`'s order, service by service.
-      const next = new Map<string, number>();
-      for (const distinct of list) {
-        const index = next.get(distinct.service) ?? 0;
-        next.set(distinct.service, index + 1);
-        const currentPoint = current.get(distinct.service)![index];
-        const draftPoint = draft.get(distinct.service)![index];
+  /** Prices the distinct points not priced yet: per rule version and tenant, each side once, and again with `explain` for those whose price changes. */
+  private async priceUnpriced(): Promise<void> {
+    for (const list of this.unpriced.values()) {
+      const first = list[0].first;
+      const [current, draft] = await this.priceBothSides(first, list[0].projectId, list, false);
+      const changed: DistinctPoint[] = [];
+      list.forEach((distinct, index) => {
         distinct.stored = Exact.from(distinct.point.price);
-        distinct.current = currentPoint.price;
-        distinct.draft = draftPoint.price;
-        if (!distinct.current.eq(distinct.draft)) distinct.changedRules = changedRules(this.current, this.draft, currentPoint.explain, draftPoint.explain);
+        distinct.current = current[index].price;
+        distinct.draft = draft[index].price;
+        if (!distinct.current.eq(distinct.draft)) changed.push(distinct);
+      });
+      if (changed.length > 0) {
+        const [currentExplained, draftExplained] = await this.priceBothSides(first, list[0].projectId, changed, true);
+        changed.forEach((distinct, index) => {
+          distinct.changedRules = changedRules(this.current, this.draft, currentExplained[index].explain, draftExplained[index].explain);
+        });
+      }
+      for (const distinct of list) {
         this.totals.distinctPoints += 1;
-        distinct.count = distinct.pendingCount;
         if (!distinct.stored.eq(distinct.current)) {
-          for (let seen = 0; seen < distinct.pendingCount; seen += 1) {
-            this.totals.addFinding(
-              { projectId: distinct.projectId, service: distinct.service, begin: dataframe.begin, end: dataframe.end, point: distinct.point, current: distinct.current },
-              distinct.stored,
-            );
+          for (const { dataframe, count } of distinct.pending!) {
+            const finding = { projectId: distinct.projectId, service: distinct.service, begin: dataframe.begin, end: dataframe.end, point: distinct.point, current: distinct.current };
+            for (let seen = 0; seen < count; seen += 1) this.totals.addFinding(finding, distinct.stored);
           }
         }
-        distinct.pendingCount = 0;
+        distinct.pending = undefined;
       }
     }
+    this.unpriced.clear();
+    this.unpricedCount = 0;
   }
 
   /**
-   * Prices `usage` of one tenant as of the dataframe's begin, with the current rules and, from
-   * the effective time, the draft's (the same map when the draft does not apply yet).
+   * Prices distinct points of one tenant and rule version as of `dataframe`'s begin (any time of
+   * the version gives the same prices), with the current rules and, from the effective time, the
+   * draft's: the priced points in `points`' order, the same list twice when the draft does not
+   * apply yet.
    */
-  private async priceBothSides(dataframe: StoredDataframe, tenant: string | null, usage: Usage): Promise<[Map<string, PricedPoint[]>, Map<string, PricedPoint[]>]> {
+  private async priceBothSides(dataframe: StoredDataframe, tenant: string | null, points: readonly DistinctPoint[], explain: boolean): Promise<[PricedPoint[], PricedPoint[]]> {
+    const usage: Usage = Object.create(null) as Usage;
+    for (const { service, point } of points) {
+      (usage[service] ??= []).push({ vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata });
+    }
+    const inOrder = (services: Map<string, PricedPoint[]>): PricedPoint[] => {
+      const next = new Map<string, number>();
+      return points.map(({ service }) => {
+        const index = next.get(service) ?? 0;
+        next.set(service, index + 1);
+        return services.get(service)![index];
+      });
+    };
+    const [current, draft] = await this.priceUsageBothSides(dataframe, tenant, usage, explain);
+    const currentPoints = inOrder(current);
+    return [currentPoints, draft === current ? currentPoints : inOrder(draft)];
+  }
+
+  /** Prices `usage` of one tenant as of `dataframe`'s begin on both sides (the same map twice before the effective time). */
+  private async priceUsageBothSides(dataframe: StoredDataframe, tenant: string | null, usage: Usage, explain: boolean): Promise<[Map<string, PricedPoint[]>, Map<string, PricedPoint[]>]> {
     const at = dataframe.begin.getTime();
     const options = {
       period: { begin: formatApiDateTime(dataframe.begin), end: formatApiDateTime(dataframe.end) },
       at,
       tenantId: tenant,
-      explain: true,
+      explain,
       caller: this.settings.caller,
       maxDecimalExponent: this.settings.maxDecimalExponent,
     };
@@ -288,7 +340,7 @@ export class Simulation {
       for (const [service, points] of services) {
         usage[service] = points.map((point) => ({ vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata }));
       }
-      const [current, draft] = await this.priceBothSides(dataframe, tenant, usage);
+      const [current, draft] = await this.priceUsageBothSides(dataframe, tenant, usage, true);
       for (const [service, points] of services) {
         const currentPoints = current.get(service) ?? [];
         const draftPoints = draft.get(service) ?? [];

@@ -185,7 +185,7 @@ export class Simulator {
       effective_at: formatApiDateTime(effectiveAt),
       revision: sides.revision,
       usage: request.usage.kind,
-      ...simulation.result(request.top),
+      ...(await simulation.result(request.top)),
     };
   }
 
