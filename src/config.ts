@@ -233,7 +233,7 @@ export interface TariffConfig {
   simulation: SimulationSettings;
 }
 
-/** The `TARIFF_SIMULATION*` settings (docs/price-list.md §4). */
+/** The settings of simulations of draft price lists (docs/price-list.md §4). */
 export interface SimulationSettings {
   /** Points per simulation (`TARIFF_SIMULATION_MAX_POINTS`, default 50,000,000); past it, 413. */
   maxPoints: number;
