@@ -19,7 +19,7 @@ import { runPriceListCommand } from './client/price-list-commands.js';
 import { processEnvironment } from './client/settings.js';
 import { POLICY_USAGE, runPolicyCommand } from './auth/policy/command.js';
 
-const USAGE = `usage: tariff [serve | db upgrade [--dry-run] | status upgrade check | policy sample | price-list export|diff|apply ...] [--config-file PATH]...
+const USAGE = `usage: tariff [serve | db upgrade [--dry-run] | status upgrade check | policy sample | price-list export|diff|apply|simulate ...] [--config-file PATH]...
 
   serve                 run the rating API (TARIFF_HOST, TARIFF_PORT, TARIFF_DATABASE_URL, TARIFF_LOG_LEVEL)
   db upgrade            apply the database migrations to TARIFF_DATABASE_URL and exit; a CloudKitty

@@ -1,5 +1,5 @@
 /**
- * The arguments of `tariff price-list export|diff|apply` and their usage text. A usage error is a
+ * The arguments of `tariff price-list export|diff|apply|simulate` and their usage text. A usage error is a
  * {@link ClientError} with exit code 1 (diff's exit code 2 means "there are changes").
  */
 import { parseArgs } from 'node:util';
@@ -12,6 +12,12 @@ export const PRICE_LIST_USAGE = `  price-list export [--at T] [--format yaml|jso
                         print what applying FILE at T would change; exit 0: no changes, 2: changes
   price-list apply FILE [--at T] [--yes] [--unversioned-now] [--if-revision N]
                         print the plan, ask, then apply it unless the configuration changed meanwhile
+  price-list simulate FILE --from T --to T [--effective-at T] [--usage USAGE] [--top N]
+                      [--format table|json|csv]
+                        price the usage of [T, T) with the rules as they are and as if FILE had
+                        been applied at --effective-at (default --from); print what changes in money.
+                        USAGE: CloudKitty dataframes, one per line (JSON Lines, gzip or not),
+                        streamed to the server; without it, the server reads CloudKitty's
                         FILE: .json is sent as JSON, anything else as YAML; '-' reads stdin
                         --url URL (or TARIFF_URL): the server; else the 'rating' endpoint of the
                         Keystone catalog (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, ...)`;
@@ -41,8 +47,26 @@ export interface DocumentCommand extends Common {
   yes: boolean;
 }
 
+/** `simulate`: a draft priced on stored usage (docs/price-list.md §4). */
+export interface SimulateCommand extends Common {
+  name: 'simulate';
+  /** The draft price list. */
+  file: string;
+  /** `--from`: the query's `begin`. */
+  from: string;
+  /** `--to`: the query's `end`. */
+  to: string;
+  /** `--effective-at`: when the draft takes over (the server's default: `begin`). */
+  effectiveAt?: string;
+  /** `--usage`: a JSON Lines file (gzip or not) sent with the draft; absent, the server reads CloudKitty's. */
+  usage?: string;
+  /** `--top`: how many projects and services the movers list. */
+  top?: number;
+  format: 'table' | 'json' | 'csv';
+}
+
 /** A parsed price-list command, or a request for the usage. */
-export type PriceListCommand = ExportCommand | DocumentCommand | { name: 'help' };
+export type PriceListCommand = ExportCommand | DocumentCommand | SimulateCommand | { name: 'help' };
 
 const OPTIONS = {
   url: { type: 'string' },
@@ -51,15 +75,24 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   'unversioned-now': { type: 'boolean' },
   'if-revision': { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'effective-at': { type: 'string' },
+  usage: { type: 'string' },
+  top: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which options each command takes. */
-const ALLOWED: Record<'export' | 'diff' | 'apply', readonly (keyof typeof OPTIONS)[]> = {
+const ALLOWED: Record<'export' | 'diff' | 'apply' | 'simulate', readonly (keyof typeof OPTIONS)[]> = {
   export: ['url', 'at', 'format', 'help'],
   diff: ['url', 'at', 'unversioned-now', 'if-revision', 'help'],
   apply: ['url', 'at', 'yes', 'unversioned-now', 'if-revision', 'help'],
+  simulate: ['url', 'from', 'to', 'effective-at', 'usage', 'top', 'format', 'help'],
 };
+
+/** The simulate formats. */
+const SIMULATE_FORMATS = ['table', 'json', 'csv'] as const;
 
 function usageError(message: string): ClientError {
   return new ClientError(`${message}\nusage:\n${PRICE_LIST_USAGE}`);
@@ -71,13 +104,46 @@ function revisionNumber(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+type Parsed = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+type ParsedValues = Parsed['values'];
+
+/** `--top`: a count from 1 (the server bounds it further). */
+function topCount(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1) throw usageError(`--top takes a count from 1, not '${text}'.`);
+  return Number(text);
+}
+
+/** `simulate FILE --from T --to T …`. */
+function simulateCommand(values: ParsedValues, operands: string[]): SimulateCommand {
+  if (operands.length !== 1)
+    throw usageError(operands.length === 0 ? "price-list simulate needs a FILE, the draft ('-' for stdin)." : 'price-list simulate takes one FILE.');
+  const missing = (['from', 'to'] as const).filter((option) => values[option] === undefined);
+  if (missing.length > 0) throw usageError(`price-list simulate needs ${missing.map((option) => `--${option}`).join(' and ')}.`);
+  // The usage part is sent with its length, read from the file as it goes: a file, not a pipe.
+  if (values.usage === '-') throw usageError('--usage takes a file (JSON Lines, gzip or not), not stdin.');
+  const format = values.format ?? 'table';
+  if (!(SIMULATE_FORMATS as readonly string[]).includes(format)) throw usageError(`--format is table, json or csv, not '${format}'.`);
+  return {
+    name: 'simulate',
+    url: values.url,
+    file: operands[0],
+    from: values.from!,
+    to: values.to!,
+    effectiveAt: values['effective-at'],
+    usage: values.usage,
+    top: topCount(values.top),
+    format: format as SimulateCommand['format'],
+  };
+}
+
 /**
  * Parses the arguments after `price-list`.
  *
  * @throws ClientError (exit code 1) on an unknown command or option, or a missing or extra argument.
  */
 export function parsePriceListArguments(args: string[]): PriceListCommand {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  let parsed: Parsed;
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
@@ -86,7 +152,7 @@ export function parsePriceListArguments(args: string[]): PriceListCommand {
   const { values, positionals } = parsed;
   const [name, ...operands] = positionals;
   if (values.help || name === 'help' || name === undefined) return { name: 'help' };
-  if (name !== 'export' && name !== 'diff' && name !== 'apply') throw usageError(`Unknown price-list command '${name}'.`);
+  if (name !== 'export' && name !== 'diff' && name !== 'apply' && name !== 'simulate') throw usageError(`Unknown price-list command '${name}'.`);
   const misplaced = Object.keys(values).filter((option) => !ALLOWED[name].includes(option as keyof typeof OPTIONS));
   if (misplaced.length > 0) throw usageError(`price-list ${name} takes no ${misplaced.map((option) => `--${option}`).join(', ')}.`);
   if (name === 'export') {
@@ -95,6 +161,7 @@ export function parsePriceListArguments(args: string[]): PriceListCommand {
     if (format !== 'yaml' && format !== 'json') throw usageError(`--format is yaml or json, not '${format}'.`);
     return { name, url: values.url, at: values.at, format };
   }
+  if (name === 'simulate') return simulateCommand(values, operands);
   if (operands.length !== 1)
     throw usageError(operands.length === 0 ? `price-list ${name} needs a FILE ('-' for stdin).` : `price-list ${name} takes one FILE.`);
   return {
