@@ -34,10 +34,10 @@ export interface HttpRequest {
 }
 
 /** The setting that bounds an answer's size, named in the refusal. */
-const MAX_ANSWER_SETTING = 'TARIFF_CLIENT_MAX_ANSWER_MB';
+export const MAX_ANSWER_SETTING = 'TARIFF_CLIENT_MAX_ANSWER_MB';
 
 /** `256 MB` for a byte count of whole mebibytes, else with one decimal. */
-function megabytes(bytes: number): string {
+export function megabytes(bytes: number): string {
   const size = bytes / 1024 / 1024;
   return `${Number.isInteger(size) ? size : size.toFixed(1)} MB`;
 }
@@ -66,7 +66,7 @@ export interface HttpAnswer {
 }
 
 /** The one-line reason of a network error (`connection refused`, `host not found`, …). */
-function describeNetworkError(error: NodeJS.ErrnoException): string {
+export function describeNetworkError(error: NodeJS.ErrnoException): string {
   switch (error.code) {
     case 'ECONNREFUSED':
       return 'connection refused (is the server running, and is this its address?)';
