@@ -1,9 +1,9 @@
 /**
- * `tariff price-list export|diff|apply`: the operator's commands over the server's price-list
- * endpoints. Each returns its exit code: 0 done (diff: no changes), 2 diff found changes, 1 failed
- * or refused (the reason on stderr as `tariff: …`).
+ * `tariff price-list export|diff|apply|simulate`: the operator's commands over the server's
+ * price-list endpoints. Each returns its exit code: 0 done (diff: no changes), 2 diff found
+ * changes, 1 failed or refused (the reason on stderr as `tariff: …`).
  */
-import { parsePriceListArguments, PRICE_LIST_USAGE, type DocumentCommand, type ExportCommand } from './arguments.js';
+import { parsePriceListArguments, PRICE_LIST_USAGE, type DocumentCommand, type ExportCommand, type SimulateCommand } from './arguments.js';
 import { confirm } from './confirm.js';
 import { connect, type Connection } from './connection.js';
 import { changeCount, CHANGE_ACTIONS, type PriceListDiff } from './diff.js';
@@ -11,8 +11,10 @@ import { readDocumentFile, type DocumentFile } from './document-file.js';
 import { ClientError } from './errors.js';
 import { formatApplied, formatPlan } from './plan.js';
 import { exportPriceList, postPriceList, type ApplyOptions } from './price-list-api.js';
-import { Progress } from './progress.js';
+import { Progress, progressBar } from './progress.js';
 import { readClientSettings, type ClientSettings, type Environment } from './settings.js';
+import { formatSimulationCsv, formatSimulationJson, formatSimulationTable, type SimulationProgress, type SimulationResult } from './simulation.js';
+import { openUsageFile, simulate } from './simulation-api.js';
 import { escapeControlCharacters, writeOutput } from './terminal-text.js';
 
 /** The process's streams and environment (a test's in unit tests). */
@@ -115,11 +117,88 @@ async function runApply(command: DocumentCommand, terminal: Terminal): Promise<n
   return EXIT.done;
 }
 
+/** `1.2 GB`, `340 MB`, `12 KB`. */
+function size(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+  if (bytes >= 1024 ** 2) return `${Math.round(bytes / 1024 ** 2)} MB`;
+  return kilobytes(bytes);
+}
+
+/**
+ * The terminal line's detail while a simulation runs: a bar over the server's windows when it
+ * counts them (the usage read from CloudKitty), else over the usage file sent; then the counts.
+ */
+export function simulationDetail(upload: { sent: number; total: number } | undefined, progress: SimulationProgress | undefined): string {
+  const counts: string[] = [];
+  let fraction: number | undefined;
+  if (progress !== undefined && progress.windows > 0) {
+    fraction = progress.windows_done / progress.windows;
+    counts.push(`${progress.windows_done}/${progress.windows} windows`);
+  }
+  if (upload !== undefined && upload.sent < upload.total) {
+    fraction ??= upload.sent / upload.total;
+    counts.push(`${size(upload.sent)} of ${size(upload.total)} sent`);
+  }
+  if (progress !== undefined) counts.push(`${progress.points} points`);
+  return [...(fraction === undefined ? [] : [progressBar(fraction)]), counts.join(', ')].filter((part) => part !== '').join(' ');
+}
+
+/** Reads the draft (and looks at the usage file), connects, and runs the simulation with its progress on stderr. */
+async function simulation(command: SimulateCommand, terminal: Terminal): Promise<SimulationResult> {
+  const settings = readClientSettings(terminal.environment, command.url);
+  const progress = new Progress(terminal.stderr);
+  try {
+    progress.enter(`reading ${command.file === '-' ? 'stdin' : escapeControlCharacters(command.file)}`);
+    const document = await readDocumentFile(command.file, terminal.stdin);
+    const usage = command.usage === undefined ? undefined : await openUsageFile(command.usage);
+    const connection = await connectReporting(settings, progress);
+    progress.enter(usage === undefined ? `sending ${kilobytes(document.bytes.length)}` : `sending ${size(usage.size)} of usage, simulating`);
+    let upload: { sent: number; total: number } | undefined;
+    let latest: SimulationProgress | undefined;
+    const show = () => progress.detail(simulationDetail(upload, latest));
+    const options = { begin: command.from, end: command.to, effectiveAt: command.effectiveAt, top: command.top, usage };
+    return await simulate(connection, document, options, {
+      onUpload: (sent, total) => {
+        if (usage === undefined) return;
+        upload = { sent, total };
+        show();
+      },
+      onSent: () => {
+        progress.enter('simulating');
+        show();
+      },
+      onProgress: (line) => {
+        latest = line;
+        show();
+      },
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+async function runSimulate(command: SimulateCommand, terminal: Terminal): Promise<number> {
+  const result = await simulation(command, terminal);
+  switch (command.format) {
+    case 'table':
+      printLines(terminal.stdout, formatSimulationTable(result));
+      break;
+    case 'json':
+      writeOutput(terminal.stdout, formatSimulationJson(result));
+      break;
+    case 'csv':
+      // Data for a file or a spreadsheet, as export's document: as sent to a file or pipe, escaped on a terminal.
+      writeOutput(terminal.stdout, formatSimulationCsv(result), true);
+      break;
+  }
+  return EXIT.done;
+}
+
 /**
  * Runs `tariff price-list …`.
  *
  * @param args - the arguments after `price-list`.
- * @returns the exit code: 0 done or no changes, 2 diff found changes, 1 failed or not applied.
+ * @returns the exit code: 0 done or no changes, 2 diff found changes, 1 failed, not applied or no simulation result.
  */
 export async function runPriceListCommand(args: string[], terminal: Terminal): Promise<number> {
   try {
@@ -134,6 +213,8 @@ export async function runPriceListCommand(args: string[], terminal: Terminal): P
         return await runDiff(command, terminal);
       case 'apply':
         return await runApply(command, terminal);
+      case 'simulate':
+        return await runSimulate(command, terminal);
     }
   } catch (error) {
     if (!(error instanceof ClientError)) throw error;
