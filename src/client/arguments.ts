@@ -13,11 +13,12 @@ export const PRICE_LIST_USAGE = `  price-list export [--at T] [--format yaml|jso
   price-list apply FILE [--at T] [--yes] [--unversioned-now] [--if-revision N]
                         print the plan, ask, then apply it unless the configuration changed meanwhile
   price-list simulate FILE --from T --to T [--effective-at T] [--usage USAGE] [--top N]
-                      [--format table|json|csv]
-                        price the usage of [T, T) with the rules as they are and as if FILE had
-                        been applied at --effective-at (default --from); print what changes in money.
-                        USAGE: CloudKitty dataframes, one per line (JSON Lines, gzip or not),
-                        streamed to the server; without it, the server reads CloudKitty's
+      [--format table|json|csv]
+                        price the usage of [--from, --to) with the rules in force and as if FILE
+                        had been applied at --effective-at (default --from): the money that moves,
+                        by project and service (csv: every project x service). Changes nothing.
+                        USAGE: CloudKitty dataframes, one a line (JSON Lines, gzip or not), sent
+                        from disk; without it the server reads CloudKitty's stored usage
                         FILE: .json is sent as JSON, anything else as YAML; '-' reads stdin
                         --url URL (or TARIFF_URL): the server; else the 'rating' endpoint of the
                         Keystone catalog (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, ...)`;

@@ -167,6 +167,22 @@ function projectName(row: SimulationRow): string {
 
 const MOVER_COLUMNS = ['POINTS', 'CHANGED', 'CURRENT', 'DRAFT', 'DELTA', 'RELATIVE'];
 
+/** Amounts padded on the right so that, right-aligned, their decimal points line up (`12.5 ` over `110.55`); other text as it is. */
+export function decimalAligned(amounts: string[]): string[] {
+  const fraction = (text: string) => (/^[+-]?[0-9]+(\.[0-9]+)?$/.test(text) ? (text.split('.')[1]?.length ?? -1) + 1 : undefined);
+  const widest = Math.max(0, ...amounts.map((text) => fraction(text) ?? 0));
+  return amounts.map((text) => {
+    const width = fraction(text);
+    return width === undefined ? text : text + ' '.repeat(widest - width);
+  });
+}
+
+/** Each column of `rows` listed in `columns` passed through {@link decimalAligned}. */
+function alignDecimals(rows: string[][], columns: number[]): string[][] {
+  const aligned = columns.map((column) => decimalAligned(rows.map((row) => row[column])));
+  return rows.map((row, index) => row.map((text, column) => (columns.includes(column) ? aligned[columns.indexOf(column)][index] : text)));
+}
+
 /** The table of one list of movers, or a line saying it is empty. */
 function moversTable(title: string, first: string, rows: SimulationRow[], name: (row: SimulationRow) => string): string[] {
   if (rows.length === 0) return [`${title}: none.`];
@@ -179,7 +195,7 @@ function moversTable(title: string, first: string, rows: SimulationRow[], name: 
     signed(row.delta),
     percent(row.relative_delta),
   ]);
-  return [`${title}:`, ...aligned([first, ...MOVER_COLUMNS], cells, [false, true, true, true, true, true, true])];
+  return [`${title}:`, ...aligned([first, ...MOVER_COLUMNS], alignDecimals(cells, [3, 4, 5]), [false, true, true, true, true, true, true])];
 }
 
 /**

@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parsePriceListArguments } from '../../src/client/arguments.js';
 import { PROGRESS_LINE } from '../helpers/cli.js';
 import { runPriceListCommand, simulationDetail, type Terminal } from '../../src/client/price-list-commands.js';
-import { formatSimulationCsv, formatSimulationTable, percent, signed, type SimulationResult } from '../../src/client/simulation.js';
+import { decimalAligned, formatSimulationCsv, formatSimulationTable, percent, signed, type SimulationResult } from '../../src/client/simulation.js';
 
 /** Anything that drives a terminal: what must never reach stdout or stderr raw. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -136,11 +136,11 @@ afterAll(async () => {
 });
 
 /** Runs `price-list <args>` in-process; stdout and stderr are terminals when told. */
-async function run(args: string[], options: { environment?: Record<string, string>; tty?: boolean; stdoutTty?: boolean } = {}) {
+async function run(args: string[], options: { environment?: Record<string, string>; tty?: boolean; stdoutTty?: boolean; stdin?: string } = {}) {
   const stdout = Object.assign(new PassThrough(), { isTTY: options.stdoutTty ?? false });
   const stderr = Object.assign(new PassThrough(), { isTTY: options.tty ?? false, columns: 100 });
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  stdin.end();
+  stdin.end(options.stdin ?? '');
   let out = '';
   let err = '';
   stdout.on('data', (chunk) => (out += chunk));
@@ -376,6 +376,24 @@ describe('price-list simulate against a contract server', () => {
     });
   });
 
+  it('logs in to Keystone, finds the rating endpoint and sends the token; reads the draft from stdin', async () => {
+    const catalog = [{ type: 'rating', endpoints: [{ interface: 'public', region_id: 'RegionOne', url }] }];
+    handle = (request, response) => {
+      if (request.url === '/v3/auth/tokens') {
+        response.writeHead(201, { 'content-type': 'application/json', 'x-subject-token': 'tok-123' });
+        return response.end(JSON.stringify({ token: { catalog } }));
+      }
+      stream([resultLine()])(request, response);
+    };
+    const environment = { OS_AUTH_URL: url, OS_USERNAME: 'admin', OS_PASSWORD: 'secret', OS_PROJECT_NAME: 'admin' };
+    const result = await run(['simulate', '-', ...PERIOD, '--format', 'json'], { environment, stdin: 'services: {}\n' });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(seen.map((request) => request.url.split('?')[0])).toEqual(['/v3/auth/tokens', '/v2/rating/price_list/simulation']);
+    expect(seen[1].headers).toMatchObject({ 'x-auth-token': 'tok-123', 'content-type': 'application/yaml' });
+    expect(seen[1].body.toString()).toBe('services: {}\n');
+  });
+
   it('reports a usage file it cannot read before sending anything', async () => {
     expect(await run(['simulate', draft, ...PERIOD, '--usage', join(directory, 'missing.jsonl')])).toEqual({
       code: 1,
@@ -400,7 +418,7 @@ describe('price-list simulate against a contract server', () => {
   });
 });
 
-describe('the progress detail', () => {
+describe('the progress detail and the table cells', () => {
   it('bars the windows when the server counts them, else the upload', () => {
     expect(simulationDetail(undefined, { points: 1200, windows: 31, windows_done: 10, elapsed_ms: 1 })).toBe(
       '[######..............] 10/31 windows, 1200 points',
@@ -410,6 +428,11 @@ describe('the progress detail', () => {
     );
     expect(simulationDetail({ sent: 10, total: 10 }, { points: 7, windows: 0, windows_done: 0, elapsed_ms: 1 })).toBe('7 points');
     expect(simulationDetail(undefined, undefined)).toBe('');
+  });
+
+  it('lines up the decimal points of amounts, leaving other text as it is', () => {
+    expect(decimalAligned(['100.5', '250', '+10.05', '-1', 'n/a'])).toEqual(['100.5 ', '250   ', '+10.05', '-1   ', 'n/a']);
+    expect(decimalAligned(['1', '22'])).toEqual(['1', '22']);
   });
 
   it('writes relative deltas as percentages and deltas with their sign', () => {
