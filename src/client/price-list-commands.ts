@@ -187,8 +187,9 @@ async function runSimulate(command: SimulateCommand, terminal: Terminal): Promis
       writeOutput(terminal.stdout, formatSimulationJson(result));
       break;
     case 'csv':
-      // Data for a file or a spreadsheet, as export's document: as sent to a file or pipe, escaped on a terminal.
-      writeOutput(terminal.stdout, formatSimulationCsv(result), true);
+      // Data for a file or a spreadsheet, as export's document: the server's own CSV bytes to a
+      // file or pipe; on a terminal, escaped, with line feeds (a CR would show as \x0d).
+      writeOutput(terminal.stdout, formatSimulationCsv(result, (terminal.stdout as { isTTY?: boolean }).isTTY ? '\n' : '\r\n'), true);
       break;
   }
   return EXIT.done;

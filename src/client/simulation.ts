@@ -233,15 +233,27 @@ export function formatSimulationTable(result: SimulationResult): string[] {
 /** The CSV columns, as the server's `text/csv` answer names them. */
 export const CSV_COLUMNS = ['project_id', 'service', 'points', 'changed_points', 'stored', 'current', 'draft', 'delta', 'relative_delta'] as const;
 
-/** A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
-function csvField(text: string): string {
+/**
+ * A CSV field as the server's `text/csv` answer writes it (src/rating/simulation/routes.ts): quoted
+ * when it holds a comma, a quote or a line break (RFC 4180), and text that a spreadsheet would
+ * read as a formula (`=`, `+`, `-`, `@`, tab, CR first, but not a negative number) prefixed with `'`.
+ */
+function csvField(value: unknown): string {
+  let text = cell(value);
+  if (/^[=+\-@\t\r]/.test(text) && !/^-?[0-9]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The result's `project_services` as CSV, a header line first; null (no project, no relative delta) is an empty field. */
-export function formatSimulationCsv(result: SimulationResult): string {
-  const rows = result.project_services.map((row) => CSV_COLUMNS.map((column) => csvField(cell(row[column]))).join(','));
-  return [CSV_COLUMNS.join(','), ...rows].map((line) => `${line}\n`).join('');
+/**
+ * The result's `project_services` as CSV, a header line first; null (no project, no relative
+ * delta) is an empty field. With the default `\r\n`, the bytes the server answers to
+ * `Accept: text/csv` for the same result.
+ *
+ * @param lineEnd - `\r\n` (RFC 4180, the server's), or `\n` for a terminal.
+ */
+export function formatSimulationCsv(result: SimulationResult, lineEnd: '\r\n' | '\n' = '\r\n'): string {
+  const rows = result.project_services.map((row) => CSV_COLUMNS.map((column) => csvField(row[column])).join(','));
+  return [CSV_COLUMNS.join(','), ...rows].map((line) => `${line}${lineEnd}`).join('');
 }
 
 /**

@@ -247,18 +247,22 @@ describe('price-list simulate against a contract server', () => {
     expect(JSON.parse(result.stdout)).toEqual(RESULT);
   });
 
-  it('prints the project × service rows as CSV with --format csv, null as an empty field, quoting what needs it', async () => {
-    handle = stream([resultLine(resultNaming(['p,1', null], ['a "b"']))]);
+  it("prints the project × service rows as CSV with --format csv as the server's text/csv does: null empty, quoted, formulas neutralised, CRLF (LF on a terminal)", async () => {
+    const hostile = resultNaming(['p,1', null, '=cmd()'], ['a "b"']);
+    hostile.project_services[0].relative_delta = '-0.5';
+    handle = stream([resultLine(hostile)]);
     const result = await run(['simulate', draft, ...PERIOD, '--format', 'csv']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(
-      [
-        'project_id,service,points,changed_points,stored,current,draft,delta,relative_delta',
-        '"p,1","a ""b""",10,5,1,1,1.5,0.5,0.5',
-        ',"a ""b""",10,5,1,1,1.5,0.5,0.5',
-        '',
-      ].join('\n'),
-    );
+    const rows = [
+      'project_id,service,points,changed_points,stored,current,draft,delta,relative_delta',
+      '"p,1","a ""b""",10,5,1,1,1.5,0.5,-0.5',
+      ',"a ""b""",10,5,1,1,1.5,0.5,0.5',
+      `'=cmd(),"a ""b""",10,5,1,1,1.5,0.5,0.5`,
+      '',
+    ];
+    expect(result.stdout).toBe(rows.join('\r\n'));
+    handle = stream([resultLine(hostile)]);
+    expect((await run(['simulate', draft, ...PERIOD, '--format', 'csv'], { stdoutTty: true })).stdout).toBe(rows.join('\n'));
   });
 
   it('sends --usage as multipart: the draft part, then the usage file as it is, gzip or not, with a Content-Length', async () => {
