@@ -114,6 +114,16 @@ describe('tariff price-list simulate against a real server', () => {
     expect(csv.stdout).toBe(await answer.text());
   });
 
+  it('ends with the faultstring of a usage file the server cannot read, printing no result', async () => {
+    const bad = join(directory, 'bad.jsonl');
+    writeFileSync(bad, `${usageLines()}{"period": {"begin": "soon"}}\n`);
+    const run = await tariff(['simulate', draft, ...period(), '--usage', bad]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    // An error line of the stream (the simulation had started): its faultstring alone.
+    expect(run.stderr).toBe('tariff: Usage file line 4: "usage" must be an object of metric types, each a list of points.\n');
+  });
+
   it("prints the server's refusal of a simulation without a usage file when no CloudKitty is behind it", async () => {
     const run = await tariff(['simulate', draft, ...period()]);
     expect(run.code).toBe(1);
