@@ -62,7 +62,7 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
     services.set(service, working);
   }
   const dataframe: RatingDataframe = { period: options.period, services };
-  for (const { module, rules } of snapshot.ratingOrder) await module.price(rules, dataframe, options);
+  await priceDataframe(snapshot, dataframe, options);
   let total = Exact.ZERO;
   sliced = 0;
   for (const points of dataframe.services.values()) {
@@ -75,4 +75,14 @@ export async function priceUsage(snapshot: RatingSnapshot, usage: Usage, options
     }
   }
   return { total, dataframe };
+}
+
+/**
+ * Prices a dataframe of working points with the snapshot's enabled modules, in their rating
+ * order: each adds to the points' `price` (and `explain`), or replaces the points (rating.md §2).
+ *
+ * @throws whatever a module throws (422 for what it could not price, 503 for a resource it lacks).
+ */
+export async function priceDataframe(snapshot: RatingSnapshot, dataframe: RatingDataframe, context: PricingContext): Promise<void> {
+  for (const { module, rules } of snapshot.ratingOrder) await module.price(rules, dataframe, context);
 }

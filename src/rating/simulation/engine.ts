@@ -16,7 +16,7 @@ import { Exact } from '../common/exact.js';
 import { formatApiDateTime } from '../common/datetime.js';
 import type { ExplainEntry, PricedPoint } from '../contract/dataframe.js';
 import { JsonNumberText } from '../../kernel/json-number.js';
-import { priceUsage } from '../quote/pricing.js';
+import { priceDataframe, priceUsage } from '../quote/pricing.js';
 import type { Usage } from '../quote/schemas.js';
 import type { RatingSnapshot } from '../quote/snapshot.js';
 import type { StoredDataframe, StoredPoint } from './stored-dataframe.js';
@@ -278,31 +278,39 @@ export class Simulation {
    * apply yet.
    */
   private async priceBothSides(dataframe: StoredDataframe, tenant: string | null, points: readonly DistinctPoint[], explain: boolean): Promise<[PricedPoint[], PricedPoint[]]> {
-    const usage: Usage = Object.create(null) as Usage;
-    for (const { service, point } of points) {
-      (usage[service] ??= []).push({ vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata });
-    }
-    const inOrder = (services: Map<string, PricedPoint[]>): PricedPoint[] => {
-      const next = new Map<string, number>();
-      return points.map(({ service }) => {
-        const index = next.get(service) ?? 0;
-        next.set(service, index + 1);
-        return services.get(service)![index];
+    const at = dataframe.begin.getTime();
+    const context = { at, tenantId: tenant, explain, caller: this.settings.caller, maxDecimalExponent: this.settings.maxDecimalExponent };
+    const period = { begin: formatApiDateTime(dataframe.begin), end: formatApiDateTime(dataframe.end) };
+    // Each distinct point's quantity once (the reader checked it), for both sides.
+    const quantities = points.map(({ point }) => Exact.from(point.qty));
+    const price = async (snapshot: RatingSnapshot): Promise<PricedPoint[]> => {
+      const working = points.map(({ point }, index): PricedPoint => ({
+        point: { vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata },
+        quantity: quantities[index],
+        price: Exact.ZERO,
+        explain: explain ? [] : undefined,
+      }));
+      const services = new Map<string, PricedPoint[]>();
+      points.forEach(({ service }, index) => {
+        const list = services.get(service);
+        if (list) list.push(working[index]);
+        else services.set(service, [working[index]]);
       });
+      await priceDataframe(snapshot, { period, services }, context);
+      return working;
     };
-    const [current, draft] = await this.priceUsageBothSides(dataframe, tenant, usage, explain);
-    const currentPoints = inOrder(current);
-    return [currentPoints, draft === current ? currentPoints : inOrder(draft)];
+    const current = await price(this.current);
+    return [current, at < this.settings.effectiveAt ? current : await price(this.draft)];
   }
 
-  /** Prices `usage` of one tenant as of `dataframe`'s begin on both sides (the same map twice before the effective time). */
-  private async priceUsageBothSides(dataframe: StoredDataframe, tenant: string | null, usage: Usage, explain: boolean): Promise<[Map<string, PricedPoint[]>, Map<string, PricedPoint[]>]> {
+  /** Prices `usage` of one tenant as of `dataframe`'s begin on both sides (the same map twice before the effective time); for modules that may replace the points. */
+  private async priceUsageBothSides(dataframe: StoredDataframe, tenant: string | null, usage: Usage): Promise<[Map<string, PricedPoint[]>, Map<string, PricedPoint[]>]> {
     const at = dataframe.begin.getTime();
     const options = {
       period: { begin: formatApiDateTime(dataframe.begin), end: formatApiDateTime(dataframe.end) },
       at,
       tenantId: tenant,
-      explain,
+      explain: true,
       caller: this.settings.caller,
       maxDecimalExponent: this.settings.maxDecimalExponent,
     };
@@ -340,7 +348,7 @@ export class Simulation {
       for (const [service, points] of services) {
         usage[service] = points.map((point) => ({ vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata }));
       }
-      const [current, draft] = await this.priceUsageBothSides(dataframe, tenant, usage, true);
+      const [current, draft] = await this.priceUsageBothSides(dataframe, tenant, usage);
       for (const [service, points] of services) {
         const currentPoints = current.get(service) ?? [];
         const draftPoints = draft.get(service) ?? [];
