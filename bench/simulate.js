@@ -120,6 +120,7 @@ function* dataframes(kind, begin) {
   }
 }
 
+const cpuMilliseconds = (usage) => (usage.user + usage.system) / 1000;
 const megabytes = (bytes) => Math.round(bytes / 1048576);
 
 async function main() {
@@ -147,14 +148,17 @@ async function main() {
   for (const kind of ['repeated', 'distinct']) {
     // Fetching stand-in, timed alone: the dataframes made without pricing.
     let started = performance.now();
+    let cpuStarted = process.cpuUsage();
     let count = 0;
     for (const dataframe of dataframes(kind, begin)) for (const points of dataframe.usage.values()) count += points.length;
     const makeMs = performance.now() - started;
+    const makeCpuMs = cpuMilliseconds(process.cpuUsage(cpuStarted));
     globalThis.gc?.();
     const rssBefore = process.memoryUsage().rss;
     let peak = rssBefore;
     const simulation = new Simulation(sides.current, sides.draft, { effectiveAt: effectiveAt.getTime(), maxDistinctPoints: 1_000_000, maxFindings: 1000, maxDecimalExponent: 100, caller: 'bench' });
     started = performance.now();
+    cpuStarted = process.cpuUsage();
     let hours = 0;
     for (const dataframe of dataframes(kind, begin)) {
       await simulation.add(dataframe);
@@ -162,9 +166,12 @@ async function main() {
     }
     const result = await simulation.result(10);
     const totalMs = performance.now() - started;
+    const totalCpuMs = cpuMilliseconds(process.cpuUsage(cpuStarted));
     peak = Math.max(peak, process.memoryUsage().rss);
     const pricingMs = Math.max(1, totalMs - makeMs);
     results[kind] = {
+      // Per second of the process's CPU (all its threads): what a busy host does not bend as much.
+      pricingPointsPerCpuSecond: Math.round((count / Math.max(1, totalCpuMs - makeCpuMs)) * 1000),
       points: count,
       distinct: result.totals.distinct_points,
       pricingPointsPerSecond: Math.round((count / pricingMs) * 1000),
@@ -175,7 +182,7 @@ async function main() {
     };
     console.log(
       `${kind.padEnd(9)} ${count} points, ${result.totals.distinct_points} distinct: pricing ${results[kind].pricingPointsPerSecond.toLocaleString('en')} points/s ` +
-        `(with making them ${results[kind].withMakingPointsPerSecond.toLocaleString('en')}), peak RSS +${results[kind].peakAboveMegabytes} MB, delta ${result.totals.delta}, stored ≠ current: ${result.reconciliation.points}`,
+        `(with making them ${results[kind].withMakingPointsPerSecond.toLocaleString('en')}; ${results[kind].pricingPointsPerCpuSecond.toLocaleString('en')} per CPU second), peak RSS +${results[kind].peakAboveMegabytes} MB, delta ${result.totals.delta}, stored ≠ current: ${result.reconciliation.points}`,
     );
   }
   await database.close();
