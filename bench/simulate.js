@@ -85,9 +85,23 @@ function priceList(changed) {
 function resource(index) {
   const project = `project-${String(index % PROJECTS).padStart(3, '0')}`;
   if (index % 3 === 2) {
-    return { project, service: 'volume', id: `volume-${index}`, metadata: { volume_type: VOLUME_TYPES[index % 4] }, qty: String(10 + (index % 900)), cost: `0.00${(index % 4) + 1}` };
+    return {
+      project,
+      service: 'volume',
+      id: `volume-${index}`,
+      metadata: { volume_type: VOLUME_TYPES[index % 4] },
+      qty: String(10 + (index % 900)),
+      cost: `0.00${(index % 4) + 1}`,
+    };
   }
-  return { project, service: 'instance', id: `instance-${index}`, metadata: { flavor_name: FLAVORS[index % 20], availability_zone: 'nova' }, qty: '1', cost: `${(index % 20) + 1}.1` };
+  return {
+    project,
+    service: 'instance',
+    id: `instance-${index}`,
+    metadata: { flavor_name: FLAVORS[index % 20], availability_zone: 'nova' },
+    qty: '1',
+    cost: `${(index % 20) + 1}.1`,
+  };
 }
 
 /** qty × cost, exactly, as CloudKitty stored it (the live rules' price: stored prices reconcile). */
@@ -142,7 +156,12 @@ async function main() {
   await list.apply(JSON.stringify(priceList(false)), 'json', { dryRun: false, unversionedNow: false }, { actor: 'bench', now }, journal);
   const begin = Math.ceil(now.getTime() / HOUR) * HOUR + HOUR;
   const effectiveAt = new Date(begin + Math.floor(POINTS / RESOURCES / 2) * HOUR);
-  const sides = await list.draft(JSON.stringify(priceList(true)), 'json', effectiveAt, async (transaction) => (await loadRatingSnapshot(database, modules, transaction)).snapshot);
+  const sides = await list.draft(
+    JSON.stringify(priceList(true)),
+    'json',
+    effectiveAt,
+    async (transaction) => (await loadRatingSnapshot(database, modules, transaction)).snapshot,
+  );
 
   const results = {};
   for (const kind of ['repeated', 'distinct']) {
@@ -156,7 +175,13 @@ async function main() {
     globalThis.gc?.();
     const rssBefore = process.memoryUsage().rss;
     let peak = rssBefore;
-    const simulation = new Simulation(sides.current, sides.draft, { effectiveAt: effectiveAt.getTime(), maxDistinctPoints: 1_000_000, maxFindings: 1000, maxDecimalExponent: 100, caller: 'bench' });
+    const simulation = new Simulation(sides.current, sides.draft, {
+      effectiveAt: effectiveAt.getTime(),
+      maxDistinctPoints: 1_000_000,
+      maxFindings: 1000,
+      maxDecimalExponent: 100,
+      caller: 'bench',
+    });
     started = performance.now();
     cpuStarted = process.cpuUsage();
     let hours = 0;
@@ -193,12 +218,17 @@ async function main() {
   if (cloudKitty) {
     // A reprocessing with CloudKitty prices every point once per side.
     const perSide = cloudKitty.pointsPerSecond / 2;
-    console.log(`CloudKitty 17 hashmap: ${Math.round(cloudKitty.pointsPerSecond).toLocaleString('en')} points/s priced (${CK_POINTS} points), ${Math.round(perSide).toLocaleString('en')} points/s on two sides`);
-    for (const kind of ['repeated', 'distinct']) console.log(`ratio ${kind}: Tariff / CloudKitty = ${(results[kind].pricingPointsPerSecond / perSide).toFixed(1)}×`);
+    console.log(
+      `CloudKitty 17 hashmap: ${Math.round(cloudKitty.pointsPerSecond).toLocaleString('en')} points/s priced (${CK_POINTS} points), ${Math.round(perSide).toLocaleString('en')} points/s on two sides`,
+    );
+    for (const kind of ['repeated', 'distinct'])
+      console.log(`ratio ${kind}: Tariff / CloudKitty = ${(results[kind].pricingPointsPerSecond / perSide).toFixed(1)}×`);
   }
   const pass = results.repeated.pricingPointsPerSecond >= TARGETS.repeated && results.distinct.pricingPointsPerSecond >= TARGETS.distinct;
   const memory = Math.max(results.repeated.peakAboveMegabytes, results.distinct.peakAboveMegabytes) <= TARGETS.peakMegabytes;
-  console.log(`targets: repeated ≥ ${TARGETS.repeated.toLocaleString('en')}/s, distinct ≥ ${TARGETS.distinct.toLocaleString('en')}/s: ${pass ? 'pass' : 'FAIL'}; peak ≤ ${TARGETS.peakMegabytes} MB: ${memory ? 'pass' : 'FAIL'}`);
+  console.log(
+    `targets: repeated ≥ ${TARGETS.repeated.toLocaleString('en')}/s, distinct ≥ ${TARGETS.distinct.toLocaleString('en')}/s: ${pass ? 'pass' : 'FAIL'}; peak ≤ ${TARGETS.peakMegabytes} MB: ${memory ? 'pass' : 'FAIL'}`,
+  );
   process.exitCode = pass && memory ? 0 : 1;
 }
 
@@ -210,18 +240,42 @@ async function cloudKittyRate(directory, begin) {
   let id = 0;
   for (const [service, { fields = {}, thresholds: serviceThresholds = [] }] of Object.entries(live.services)) {
     for (const [field, { mappings: list = [] }] of Object.entries(fields)) {
-      for (const mapping of list) mappings.push({ id: `m${id++}`, service, field, value: mapping.value, type: mapping.type ?? 'flat', cost: mapping.cost, group: mapping.group, tenant: mapping.tenant_id ?? null });
+      for (const mapping of list)
+        mappings.push({
+          id: `m${id++}`,
+          service,
+          field,
+          value: mapping.value,
+          type: mapping.type ?? 'flat',
+          cost: mapping.cost,
+          group: mapping.group,
+          tenant: mapping.tenant_id ?? null,
+        });
     }
-    for (const threshold of serviceThresholds) thresholds.push({ id: `t${id++}`, service, field: null, level: threshold.level, type: threshold.type, cost: threshold.cost, group: threshold.group, tenant: null });
+    for (const threshold of serviceThresholds)
+      thresholds.push({
+        id: `t${id++}`,
+        service,
+        field: null,
+        level: threshold.level,
+        type: threshold.type,
+        cost: threshold.cost,
+        group: threshold.group,
+        tenant: null,
+      });
   }
   const points = [];
   for (const dataframe of dataframes('repeated', begin)) {
-    for (const [service, list] of dataframe.usage) for (const point of list) points.push({ service, qty: point.qty, metadata: point.metadata, groupby: point.groupby });
+    for (const [service, list] of dataframe.usage)
+      for (const point of list) points.push({ service, qty: point.qty, metadata: point.metadata, groupby: point.groupby });
     if (points.length >= CK_POINTS) break;
   }
   const services = Object.entries(live.services).map(([name, service]) => ({ name, fields: Object.keys(service.fields ?? {}) }));
   const input = join(directory, 'cloudkitty.json');
-  writeFileSync(input, JSON.stringify({ mode: 'bench', runs: 1, cases: [{ tenant: null, services, mappings, thresholds, points: points.slice(0, CK_POINTS) }] }));
+  writeFileSync(
+    input,
+    JSON.stringify({ mode: 'bench', runs: 1, cases: [{ tenant: null, services, mappings, thresholds, points: points.slice(0, CK_POINTS) }] }),
+  );
   const output = await new Promise((resolve, reject) => {
     const child = spawn(values.python, [join(BENCH_DIR, 'cloudkitty_engine.py'), input], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -122,9 +122,18 @@ describe(`simulating a draft price list on ${testDatabaseKind()}`, () => {
     const { reconciliation } = response.body;
     expect(reconciliation).toMatchObject({ points: 2, stored: '18', current: '2.5', difference: '15.5', findings_omitted: 0 });
     expect(reconciliation.projects).toEqual([
-      { project_id: 'project-c', points: 2, stored: '18', current: '2.5', difference: '15.5', windows: [{ ...window.period, points: 2, stored: '18', current: '2.5', difference: '15.5' }] },
+      {
+        project_id: 'project-c',
+        points: 2,
+        stored: '18',
+        current: '2.5',
+        difference: '15.5',
+        windows: [{ ...window.period, points: 2, stored: '18', current: '2.5', difference: '15.5' }],
+      },
     ]);
-    expect(reconciliation.findings.map((finding: { metadata: { flavor_name: string }; begin: string }) => [finding.metadata.flavor_name, finding.begin])).toEqual([
+    expect(
+      reconciliation.findings.map((finding: { metadata: { flavor_name: string }; begin: string }) => [finding.metadata.flavor_name, finding.begin]),
+    ).toEqual([
       ['m1.small', window.period.begin],
       ['m1.large', window.period.begin],
     ]);
@@ -135,7 +144,10 @@ describe(`simulating a draft price list on ${testDatabaseKind()}`, () => {
     const ndjson = await simulate(t, live, usageFile(usage(PROJECTS)), PERIOD, 'application/x-ndjson');
     expect(ndjson.status).toBe(200);
     expect(ndjson.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = ndjson.text.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = ndjson.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines[0]).toHaveProperty('progress');
     expect(lines.at(-1).result.totals.points).toBe(HOURS * 9);
     const csv = await simulate(t, live, usageFile(usage(PROJECTS)), PERIOD, 'text/csv');

@@ -94,7 +94,13 @@ export async function* readCloudKittyUsage(
 }
 
 /** One page of one window. */
-async function readPage(source: CloudKittyUsageSource, begin: Date, end: Date, offset: number, signal: AbortSignal): Promise<{ total: number; dataframes: StoredDataframe[] }> {
+async function readPage(
+  source: CloudKittyUsageSource,
+  begin: Date,
+  end: Date,
+  offset: number,
+  signal: AbortSignal,
+): Promise<{ total: number; dataframes: StoredDataframe[] }> {
   const query = new URLSearchParams({ begin: formatApiDateTime(begin), end: formatApiDateTime(end), offset: String(offset), limit: String(source.pagePoints) });
   const path = `/v2/dataframes?${query.toString()}`;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -111,7 +117,9 @@ async function readPage(source: CloudKittyUsageSource, begin: Date, end: Date, o
     const timedOut = (error as Error).name === 'TimeoutError';
     const cause = (error as { cause?: { message?: string } }).cause?.message;
     throw cloudKittyFault(
-      timedOut ? `GET ${path} took longer than ${source.timeoutMs / 1000} s (TARIFF_CLOUDKITTY_TIMEOUT).` : `${source.url} is unreachable: ${cause ?? (error as Error).message}.`,
+      timedOut
+        ? `GET ${path} took longer than ${source.timeoutMs / 1000} s (TARIFF_CLOUDKITTY_TIMEOUT).`
+        : `${source.url} is unreachable: ${cause ?? (error as Error).message}.`,
       timedOut ? 504 : 502,
     );
   }

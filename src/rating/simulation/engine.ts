@@ -70,7 +70,7 @@ function projectOf(point: StoredPoint): string | null {
 }
 
 /** `JSON.rawJSON` (Node ≥ 21; not yet in TypeScript's library): a number's text written as is by `JSON.stringify`. */
-const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+const rawJson = (text: string): unknown => (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(text);
 
 /** A nested value's JSON, numbers as their source text. */
 function nestedKey(this: Record<string, unknown>, key: string, value: unknown): unknown {
@@ -207,15 +207,34 @@ export class Simulation {
       for (const point of points) {
         const projectId = projectOf(point);
         const key =
-          prefix + servicePart + (projectId === null ? '-' : JSON.stringify(projectId)) + point.qty + ';' + JSON.stringify(point.unit) + point.price + ';' +
-          descKey(point.groupby) + descKey(point.metadata);
+          prefix +
+          servicePart +
+          (projectId === null ? '-' : JSON.stringify(projectId)) +
+          point.qty +
+          ';' +
+          JSON.stringify(point.unit) +
+          point.price +
+          ';' +
+          descKey(point.groupby) +
+          descKey(point.metadata);
         let distinct = this.distinct.get(key);
         if (distinct === undefined) {
           if (this.distinct.size >= this.settings.maxDistinctPoints) {
             await this.priceUnpriced();
             this.fold();
           }
-          distinct = { projectId, service, point, first: dataframe, count: 0, pending: [], stored: Exact.ZERO, current: Exact.ZERO, draft: Exact.ZERO, changedRules: [] };
+          distinct = {
+            projectId,
+            service,
+            point,
+            first: dataframe,
+            count: 0,
+            pending: [],
+            stored: Exact.ZERO,
+            current: Exact.ZERO,
+            draft: Exact.ZERO,
+            changedRules: [],
+          };
           this.distinct.set(key, distinct);
           const group = `${version}\u0000${projectId ?? ''}`;
           const list = this.unpriced.get(group);
@@ -260,7 +279,14 @@ export class Simulation {
         this.totals.distinctPoints += 1;
         if (!distinct.stored.eq(distinct.current)) {
           for (const { dataframe, count } of distinct.pending!) {
-            const finding = { projectId: distinct.projectId, service: distinct.service, begin: dataframe.begin, end: dataframe.end, point: distinct.point, current: distinct.current };
+            const finding = {
+              projectId: distinct.projectId,
+              service: distinct.service,
+              begin: dataframe.begin,
+              end: dataframe.end,
+              point: distinct.point,
+              current: distinct.current,
+            };
             for (let seen = 0; seen < count; seen += 1) this.totals.addFinding(finding, distinct.stored);
           }
         }
@@ -277,7 +303,12 @@ export class Simulation {
    * draft's: the priced points in `points`' order, the same list twice when the draft does not
    * apply yet.
    */
-  private async priceBothSides(dataframe: StoredDataframe, tenant: string | null, points: readonly DistinctPoint[], explain: boolean): Promise<[PricedPoint[], PricedPoint[]]> {
+  private async priceBothSides(
+    dataframe: StoredDataframe,
+    tenant: string | null,
+    points: readonly DistinctPoint[],
+    explain: boolean,
+  ): Promise<[PricedPoint[], PricedPoint[]]> {
     const at = dataframe.begin.getTime();
     const context = { at, tenantId: tenant, explain, caller: this.settings.caller, maxDecimalExponent: this.settings.maxDecimalExponent };
     const period = { begin: formatApiDateTime(dataframe.begin), end: formatApiDateTime(dataframe.end) };
@@ -304,7 +335,11 @@ export class Simulation {
   }
 
   /** Prices `usage` of one tenant as of `dataframe`'s begin on both sides (the same map twice before the effective time); for modules that may replace the points. */
-  private async priceUsageBothSides(dataframe: StoredDataframe, tenant: string | null, usage: Usage): Promise<[Map<string, PricedPoint[]>, Map<string, PricedPoint[]>]> {
+  private async priceUsageBothSides(
+    dataframe: StoredDataframe,
+    tenant: string | null,
+    usage: Usage,
+  ): Promise<[Map<string, PricedPoint[]>, Map<string, PricedPoint[]>]> {
     const at = dataframe.begin.getTime();
     const options = {
       period: { begin: formatApiDateTime(dataframe.begin), end: formatApiDateTime(dataframe.end) },
@@ -336,7 +371,7 @@ export class Simulation {
       for (const point of points) {
         const projectId = projectOf(point);
         let services = byTenant.get(projectId);
-        if (!services) byTenant.set(projectId, (services = new Map()));
+        if (!services) byTenant.set(projectId, (services = new Map<string, StoredPoint[]>()));
         const list = services.get(service);
         if (list) list.push(point);
         else services.set(service, [point]);
@@ -362,7 +397,8 @@ export class Simulation {
           if (samePoints && !currentPrice.eq(draftPrice)) {
             this.totals.addChangedRules(changedRules(this.current, this.draft, currentPoints[index].explain, draftPoints[index].explain), 1);
           }
-          if (samePoints && !stored.eq(currentPrice)) this.totals.addFinding({ projectId: tenant, service, begin: dataframe.begin, end: dataframe.end, point, current: currentPrice }, stored);
+          if (samePoints && !stored.eq(currentPrice))
+            this.totals.addFinding({ projectId: tenant, service, begin: dataframe.begin, end: dataframe.end, point, current: currentPrice }, stored);
         });
         // A script that changed the number of points: its prices count by service, point by point as it left them.
         if (!samePoints) {

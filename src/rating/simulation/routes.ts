@@ -40,7 +40,7 @@ const SimulationQuery = QueryString({
 const DRAFT_TYPES = ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 const NDJSON = 'application/x-ndjson';
 const CSV = 'text/csv';
-/** Least milliseconds between two progress lines. */
+/** Milliseconds between two progress lines. */
 const PROGRESS_INTERVAL_MS = 1000;
 
 /** The request's media type, lowercased, without parameters. */
@@ -122,7 +122,11 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<SimulationRouteOptions>
         tags: ['price list'],
         summary: 'Price stored usage with the current rules and with a draft price list (docs/price-list.md §4); nothing is written',
         querystring: SimulationQuery,
-        response: { 200: Type.Unsafe<string>({ description: 'The result (JSON), its rows (CSV) or progress lines and the result (NDJSON)' }), 400: InvalidDocument, ...faultResponses(401, 403, 413, 415, 502, 503, 504) },
+        response: {
+          200: Type.Unsafe<string>({ description: 'The result (JSON), its rows (CSV) or progress lines and the result (NDJSON)' }),
+          400: InvalidDocument,
+          ...faultResponses(401, 403, 413, 415, 502, 503, 504),
+        },
       },
     },
     async (request, reply) => {
@@ -148,7 +152,10 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<SimulationRouteOptions>
           usage = { kind: 'cloudkitty' };
         } else {
           body.resume();
-          throw new TariffError(415, `Unknown mimetype: ${request.headers['content-type'] ?? 'none'}; send application/json, application/yaml or multipart/form-data`);
+          throw new TariffError(
+            415,
+            `Unknown mimetype: ${request.headers['content-type'] ?? 'none'}; send application/json, application/yaml or multipart/form-data`,
+          );
         }
       } catch (error) {
         release();
@@ -170,8 +177,7 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<SimulationRouteOptions>
       if (!reply.raw.writableFinished) gone.abort(new TariffError(499, 'The client closed the connection.'));
     });
     const kind = answerType(request);
-    let lastProgress = 0;
-    let stream: PassThrough | undefined;
+    let latest: SimulationProgress = { points: 0, windows: 0, windowsDone: 0, elapsedMs: 0 };
     let started = () => {};
     const startedOrFailed = new Promise<void>((resolve) => (started = resolve));
     const running = simulator
@@ -180,12 +186,7 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<SimulationRouteOptions>
         caller: request.identity?.projectId ? `project:${request.identity.projectId}` : `address:${request.ip}`,
         signal: gone.signal,
         onStarted: () => started(),
-        onProgress: (progress: SimulationProgress) => {
-          const now = performance.now();
-          if (stream === undefined || now - lastProgress < PROGRESS_INTERVAL_MS) return;
-          lastProgress = now;
-          stream.write(`${JSON.stringify({ progress: { points: progress.points, windows: progress.windows, windows_done: progress.windowsDone, elapsed_ms: Math.round(progress.elapsedMs) } })}\n`);
-        },
+        onProgress: (progress: SimulationProgress) => (latest = progress),
       })
       .finally(release);
     // The usage file is the body: what is left of it after a failure is drained, not answered into.
@@ -196,19 +197,24 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<SimulationRouteOptions>
       if (kind === 'csv') return reply.type('text/csv; charset=utf-8').send(resultCsv(result.project_services));
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(result));
     }
-    stream = new PassThrough();
-    lastProgress = performance.now();
-    stream.write(`${JSON.stringify({ progress: { points: 0, windows: 0, windows_done: 0, elapsed_ms: 0 } })}\n`);
-    running.then(
-      (result) => stream!.end(`${JSON.stringify({ result })}\n`),
-      (error: unknown) => {
-        if (gone.signal.aborted) return stream!.destroy();
-        const fault = faultOf(error);
-        if (fault.status >= 500) request.log.error({ err: error }, 'simulation failed');
-        else request.log.info({ fault: fault.message }, 'simulation refused');
-        stream!.end(`${JSON.stringify({ error: { ...faultBody(fault.status, fault.message), status: fault.status } })}\n`);
-      },
-    );
+    const stream = new PassThrough();
+    const progressLine = ({ points, windows, windowsDone, elapsedMs }: SimulationProgress) =>
+      `${JSON.stringify({ progress: { points, windows, windows_done: windowsDone, elapsed_ms: Math.round(elapsedMs) } })}\n`;
+    stream.write(progressLine(latest));
+    // A line a second, however long a dataframe takes: the caller sees progress, and proxies a live connection.
+    const heartbeat = setInterval(() => stream.write(progressLine(latest)), PROGRESS_INTERVAL_MS);
+    running
+      .then(
+        (result) => stream.end(`${JSON.stringify({ result })}\n`),
+        (error: unknown) => {
+          if (gone.signal.aborted) return stream.destroy();
+          const fault = faultOf(error);
+          if (fault.status >= 500) request.log.error({ err: error }, 'simulation failed');
+          else request.log.info({ fault: fault.message }, 'simulation refused');
+          stream.end(`${JSON.stringify({ error: { ...faultBody(fault.status, fault.message), status: fault.status } })}\n`);
+        },
+      )
+      .finally(() => clearInterval(heartbeat));
     return reply.type(`${NDJSON}; charset=utf-8`).send(stream);
   }
 };

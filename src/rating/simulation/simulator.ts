@@ -137,7 +137,9 @@ export class Simulator {
     const { begin, end, effectiveAt } = request;
     if (end.getTime() <= begin.getTime()) throw new BadRequestError('end must come after begin.');
     if (request.usage.kind === 'cloudkitty' && this.cloudKitty.url === undefined) {
-      throw new BadRequestError("No CloudKitty API is configured (TARIFF_CLOUDKITTY_API_URL) to read stored usage from: send a usage file (multipart part 'usage').");
+      throw new BadRequestError(
+        "No CloudKitty API is configured (TARIFF_CLOUDKITTY_API_URL) to read stored usage from: send a usage file (multipart part 'usage').",
+      );
     }
     const started = performance.now();
     const timeout = AbortSignal.timeout(this.limits.timeoutMs);
@@ -163,7 +165,10 @@ export class Simulator {
         const before = simulation.points;
         await simulation.add(dataframe);
         if (simulation.points > this.limits.maxPoints) {
-          throw new TariffError(413, `The simulation reads more than ${this.limits.maxPoints} points (TARIFF_SIMULATION_MAX_POINTS): simulate a shorter period.`);
+          throw new TariffError(
+            413,
+            `The simulation reads more than ${this.limits.maxPoints} points (TARIFF_SIMULATION_MAX_POINTS): simulate a shorter period.`,
+          );
         }
         request.onProgress?.({ points: simulation.points, ...windows, elapsedMs: performance.now() - started });
         sinceTurn += simulation.points - before;

@@ -129,7 +129,7 @@ export class SimulationTotals {
   /** Records one stored point whose stored price is not the current rules' price. */
   addFinding(finding: Finding, stored: Exact): void {
     let windows = this.reconciled.get(finding.projectId);
-    if (!windows) this.reconciled.set(finding.projectId, (windows = new Map()));
+    if (!windows) this.reconciled.set(finding.projectId, (windows = new Map<string, ReconciledTotals>()));
     const window = `${finding.begin.getTime()}\u0000${finding.end.getTime()}`;
     let totals = windows.get(window);
     if (!totals) windows.set(window, (totals = emptyReconciled()));
@@ -142,7 +142,7 @@ export class SimulationTotals {
 
   private totalsOf(projectId: string | null, service: string): SideTotals {
     let services = this.byProject.get(projectId);
-    if (!services) this.byProject.set(projectId, (services = new Map()));
+    if (!services) this.byProject.set(projectId, (services = new Map<string, SideTotals>()));
     let totals = services.get(service);
     if (!totals) services.set(service, (totals = emptyTotals()));
     return totals;
@@ -170,7 +170,13 @@ export class SimulationTotals {
       byDelta([...map].map(([name, totals]) => ({ name, totals, delta: difference(totals.draft, totals.current) })));
     const projectList = ranked(projects).map(({ name, totals }) => ({ project_id: name, ...totalsJson(totals) }));
     const serviceList = ranked(services).map(({ name, totals }) => ({ service: name, ...totalsJson(totals) }));
-    const pairs = byDelta(projectServices.map((entry) => ({ ...entry, name: `${entry.projectId ?? ''}\u0000${entry.service}`, delta: difference(entry.totals.draft, entry.totals.current) })));
+    const pairs = byDelta(
+      projectServices.map((entry) => ({
+        ...entry,
+        name: `${entry.projectId ?? ''}\u0000${entry.service}`,
+        delta: difference(entry.totals.draft, entry.totals.current),
+      })),
+    );
     return {
       totals: { ...totalsJson(all), distinct_points: this.distinctPoints },
       projects: projectList,

@@ -84,7 +84,8 @@ export function readUpload(headers: IncomingHttpHeaders, body: Readable, limits:
       draftRead();
       return true;
     };
-    const unknownPart = (name: string) => new BadRequestError(`Unknown part '${name}': send the draft as part 'price_list', then the usage file as part 'usage'.`);
+    const unknownPart = (name: string) =>
+      new BadRequestError(`Unknown part '${name}': send the draft as part 'price_list', then the usage file as part 'usage'.`);
     parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean, _encoding: string, mediaType: string) => {
       if (valueTruncated) return fail(tooLarge());
       if (name === 'usage') return usageStarts(Readable.from([Buffer.from(value, 'utf8')]));
@@ -128,7 +129,12 @@ export function readUpload(headers: IncomingHttpHeaders, body: Readable, limits:
     }
     parser.on('error', (error: Error) => fail(new BadRequestError(`The multipart body is malformed: ${error.message}`)));
     parser.on('finish', () => {
-      if (!settled && usage === undefined) fail(new BadRequestError(draft === undefined ? "The multipart body has no part 'price_list' (the draft)." : "The multipart body has no part 'usage' (the usage file)."));
+      if (!settled && usage === undefined)
+        fail(
+          new BadRequestError(
+            draft === undefined ? "The multipart body has no part 'price_list' (the draft)." : "The multipart body has no part 'usage' (the usage file).",
+          ),
+        );
     });
     body.on('error', (error) => fail(error));
     body.pipe(parser);
