@@ -27,7 +27,9 @@ import { Decimal } from 'decimal.js';
 // The server's own V8 flags (bin/tariff.js), so that the engine runs as it does in `tariff serve`.
 const SERVE_NODE_OPTIONS = ['--max-semi-space-size=64', '--expose-gc'];
 if (!process.execArgv.some((option) => option.startsWith('--max-semi-space-size'))) {
-  const child = spawn(process.execPath, [...SERVE_NODE_OPTIONS, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [...SERVE_NODE_OPTIONS, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   child.on('exit', (code) => process.exit(code ?? 1));
   await new Promise(() => {});
 }

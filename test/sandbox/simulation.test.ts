@@ -29,7 +29,12 @@ const iso = (time: number) => new Date(time).toISOString().replace('.000Z', '+00
 function usage(hours: number): UsageDataframe[] {
   return Array.from({ length: hours }, (_, hour) => {
     const begin = BEGIN + hour * HOUR;
-    const point = (project: string, qty: string) => ({ vol: { unit: 'instance', qty }, rating: { price: '0' }, groupby: { project_id: project }, metadata: {} });
+    const point = (project: string, qty: string) => ({
+      vol: { unit: 'instance', qty },
+      rating: { price: '0' },
+      groupby: { project_id: project },
+      metadata: {},
+    });
     return { period: { begin: iso(begin), end: iso(begin + HOUR) }, usage: { compute: [point('a', '1'), point('a', '2'), point('b', '3')] } };
   });
 }
@@ -58,7 +63,10 @@ describe('simulating a draft that changes a script', () => {
     const { totals, projects, rules } = response.body;
     // a: (1 + 2) × 2 = 6 an hour now, × 3 = 9 with the draft; b alone in its part: 3, untouched.
     expect(totals).toMatchObject({ points: 12, current: String(4 * 6 + 4 * 3), draft: String(2 * 6 + 2 * 9 + 4 * 3), changed_points: 4 });
-    expect(Object.fromEntries(projects.map((project: { project_id: string; delta: string }) => [project.project_id, project.delta]))).toEqual({ a: '6', b: '0' });
+    expect(Object.fromEntries(projects.map((project: { project_id: string; delta: string }) => [project.project_id, project.delta]))).toEqual({
+      a: '6',
+      b: '0',
+    });
     expect(rules).toEqual([{ module: 'pyscripts', name: 'bulk', points: 4 }]);
     // The quote of one hour of project a, for the current side.
     const quote = await t.post('/v2/rating/quote', { at: frames[0].period.begin, tenant_id: 'a', usage: { compute: frames[0].usage.compute.slice(0, 2) } });

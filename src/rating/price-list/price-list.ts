@@ -259,7 +259,12 @@ export class PriceList {
    * @throws InvalidPriceListError (400) listing every problem of the document; BadRequestError for
    *   an `effectiveAt` outside the stored years in CloudKitty's zone; the database's errors.
    */
-  async draft<T>(text: string, format: DocumentFormat, effectiveAt: Date, load: (transaction: Transaction) => Promise<T>): Promise<{ revision: number; current: T; draft: T }> {
+  async draft<T>(
+    text: string,
+    format: DocumentFormat,
+    effectiveAt: Date,
+    load: (transaction: Transaction) => Promise<T>,
+  ): Promise<{ revision: number; current: T; draft: T }> {
     this.database.storedDateTimes.checkStorable(effectiveAt, 'effective_at');
     const checked = await this.reading.check({ text, format, limits: this.limits, schema: this.schema.schema });
     if (checked.kind === 'refused') throw new InvalidPriceListError(checked.problems, checked.omitted);
@@ -270,16 +275,25 @@ export class PriceList {
     const document = await this.read(parsed, problems);
     await this.throwIfAny(problems, parsed);
     const audit: Audit = { actor: 'simulation', now: effectiveAt };
-    const context: PlanContext = { effectiveAt, now: effectiveAt, times: this.database.storedDateTimes, problem: (path, message) => problems.add(path, message) };
+    const context: PlanContext = {
+      effectiveAt,
+      now: effectiveAt,
+      times: this.database.storedDateTimes,
+      problem: (path, message) => problems.add(path, message),
+    };
     try {
-      await inWriteTransaction(this.database, new ChangeJournal({ userId: 'simulation', projectId: null, requestId: 'simulation', route: 'simulation' }), async (transaction) => {
-        const revision = await readRevision(transaction);
-        const current = await load(transaction);
-        const plan = await this.plan(transaction, document, context, parsed, problems);
-        for (const sectionPlan of plan.sections) await sectionPlan.write(transaction, audit);
-        for (const [name, state] of plan.states.writes) await this.states.writeIn(transaction, name, state);
-        throw new DraftRead({ revision, current, draft: await load(transaction) });
-      });
+      await inWriteTransaction(
+        this.database,
+        new ChangeJournal({ userId: 'simulation', projectId: null, requestId: 'simulation', route: 'simulation' }),
+        async (transaction) => {
+          const revision = await readRevision(transaction);
+          const current = await load(transaction);
+          const plan = await this.plan(transaction, document, context, parsed, problems);
+          for (const sectionPlan of plan.sections) await sectionPlan.write(transaction, audit);
+          for (const [name, state] of plan.states.writes) await this.states.writeIn(transaction, name, state);
+          throw new DraftRead({ revision, current, draft: await load(transaction) });
+        },
+      );
     } catch (error) {
       if (error instanceof DraftRead) return error.read as { revision: number; current: T; draft: T };
       throw error;

@@ -50,6 +50,6 @@ export function pyscriptsModule(sandbox: PyscriptsSandbox | undefined): RatingMo
     ruleChangeTimes: (scripts) => scripts.flatMap((script) => (script.end === null ? [script.start] : [script.start, script.end])),
     // A script sees the whole dataframe: a point's price may follow from the others'.
     pricesEachPointAlone: (scripts) => scripts.length === 0,
-    ruleName: (_scripts, entry) => ((entry as { script?: unknown }).script as string | undefined),
+    ruleName: (_scripts, entry) => (entry as { script?: unknown }).script as string | undefined,
   };
 }
