@@ -56,6 +56,8 @@ interface DistinctPoint {
   stored: Exact;
   current: Exact;
   draft: Exact;
+  /** Whether the stored price is not the current rules' price (a reconciliation finding each time it is seen). */
+  mismatch: boolean;
   /** The rules whose contributions differ between the sides (`module \0 name`), when the prices do. */
   changedRules: readonly string[];
 }
@@ -233,6 +235,7 @@ export class Simulation {
             stored: Exact.ZERO,
             current: Exact.ZERO,
             draft: Exact.ZERO,
+            mismatch: false,
             changedRules: [],
           };
           this.distinct.set(key, distinct);
@@ -248,7 +251,7 @@ export class Simulation {
           const last = pending.at(-1);
           if (last?.dataframe === dataframe) last.count += 1;
           else pending.push({ dataframe, count: 1 });
-        } else if (!distinct.stored.eq(distinct.current)) {
+        } else if (distinct.mismatch) {
           this.totals.addFinding({ projectId, service, begin: dataframe.begin, end: dataframe.end, point, current: distinct.current }, distinct.stored);
         }
       }
@@ -277,7 +280,8 @@ export class Simulation {
       }
       for (const distinct of list) {
         this.totals.distinctPoints += 1;
-        if (!distinct.stored.eq(distinct.current)) {
+        distinct.mismatch = !distinct.stored.eq(distinct.current);
+        if (distinct.mismatch) {
           for (const { dataframe, count } of distinct.pending!) {
             const finding = {
               projectId: distinct.projectId,
