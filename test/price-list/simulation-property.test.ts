@@ -10,13 +10,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { Exact } from '../../src/rating/common/exact.js';
-import { daysFromNow, startTestApp, type TestApp } from '../helpers/app.js';
-import { simulate, usageFile, type UsageDataframe, type UsagePoint } from '../simulation/simulation.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { HOUR, isoTime, simulate, TOMORROW, usageFile, type UsageDataframe, type UsagePoint } from '../simulation/simulation.js';
 import { apply } from './price-list.js';
 
-const HOUR = 3_600_000;
-const BEGIN = Date.parse(daysFromNow(1).slice(0, 13) + ':00:00Z');
-const iso = (time: number) => new Date(time).toISOString().replace('.000Z', '+00:00');
+const BEGIN = TOMORROW;
+const iso = isoTime;
 
 /** Live rules with field, service and tenant mappings and a threshold. */
 function rules(large: string, volume: string, tenantLarge: string) {

@@ -5,9 +5,9 @@
  * are the reconciliation's findings; nothing the draft plans is written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { daysFromNow, startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { testDatabaseKind } from '../helpers/databases.js';
-import { simulate, simulationPath, usageFile, type UsageDataframe } from '../simulation/simulation.js';
+import { HOUR, isoTime, simulate, simulationPath, TOMORROW, usageFile, type UsageDataframe } from '../simulation/simulation.js';
 import { apply, PRICE_LIST } from './price-list.js';
 
 /** Live rules: two flavors priced flat, volumes by the GB, a tenant's own price for m1.large. */
@@ -30,11 +30,10 @@ const LIVE = {
   },
 };
 
-const HOUR = 3_600_000;
 /** Two days of hourly usage, starting tomorrow (the live rules start now). */
-const BEGIN = new Date(Date.parse(daysFromNow(1).slice(0, 13) + ':00:00Z'));
+const BEGIN = new Date(TOMORROW);
 const HOURS = 48;
-const iso = (time: number) => new Date(time).toISOString().replace('.000Z', '+00:00');
+const iso = isoTime;
 
 /** The price of one point under the live rules. */
 function livePrice(project: string, service: string, qty: number, flavor?: string): string {

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptSandbox } from '../../src/rating/pyscripts/sandbox/index.js';
 import { Exact } from '../../src/rating/common/exact.js';
-import { daysFromNow, startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { apply } from '../price-list/price-list.js';
-import { simulate, usageFile, type UsageDataframe } from '../simulation/simulation.js';
+import { HOUR, isoTime, simulate, TOMORROW, usageFile, type UsageDataframe } from '../simulation/simulation.js';
 
 /** Doubles every compute price when the dataframe holds more than one point: a script that reads the whole dataframe. */
 const scriptFor = (factor: string) =>
@@ -21,9 +21,8 @@ const live = (factor: string) => ({
   scripts: [{ name: 'bulk', data: scriptFor(factor) }],
 });
 
-const HOUR = 3_600_000;
-const BEGIN = Date.parse(daysFromNow(1).slice(0, 13) + ':00:00Z');
-const iso = (time: number) => new Date(time).toISOString().replace('.000Z', '+00:00');
+const BEGIN = TOMORROW;
+const iso = isoTime;
 
 /** Hours of compute usage: project a runs two instances, project b one (its dataframe part has one point). */
 function usage(hours: number): UsageDataframe[] {

@@ -7,6 +7,17 @@ import type { TestApp, TestResponse } from '../helpers/app.js';
 
 export const SIMULATION = '/v2/rating/price_list/simulation';
 
+/** An hour, in milliseconds: CloudKitty's default collection period. */
+export const HOUR = 3_600_000;
+
+/** The start of the hour one day from now (epoch ms): usage after the live rules' start, which is their apply time. */
+export const TOMORROW = Date.parse(new Date(Date.now() + 86_400_000).toISOString().slice(0, 13) + ':00:00Z');
+
+/** ISO 8601 UTC text with an explicit offset, whole seconds (as CloudKitty writes periods). */
+export function isoTime(time: number): string {
+  return new Date(time).toISOString().replace('.000Z', '+00:00');
+}
+
 /** A stored point as CloudKitty's v2 API answers it. */
 export interface UsagePoint {
   vol: { unit: string; qty: string | number };

@@ -188,15 +188,7 @@ export class PriceList {
         `effective_at is in the past: effective_at=[${formatMessageDateTime(effectiveAt)}] current time=[${formatMessageDateTime(audit.now)}]. A price list changes rules from now on.`,
       );
     }
-    // Read and checked off the event loop (reading.ts): text, every body's rules, the schema.
-    const checked = await this.reading.check({ text, format, limits: this.limits, schema: this.schema.schema });
-    if (checked.kind === 'refused') throw new InvalidPriceListError(checked.problems, checked.omitted);
-    if (checked.kind === 'fault') throw new BadRequestError(checked.message);
-    const problems = new PriceListProblems(this.limits.maxProblems);
-    problems.addRecorded(checked.problems);
-    const parsed: ReadText = { value: checked.value, numberText: withNumberTexts(checked.value, checked.lossyNumberTexts), text };
-    const document = await this.read(parsed, problems);
-    await this.throwIfAny(problems, parsed);
+    const { parsed, document, problems } = await this.readChecked(text, format);
     const context: PlanContext = {
       effectiveAt,
       now: audit.now,
@@ -266,14 +258,7 @@ export class PriceList {
     load: (transaction: Transaction) => Promise<T>,
   ): Promise<{ revision: number; current: T; draft: T }> {
     this.database.storedDateTimes.checkStorable(effectiveAt, 'effective_at');
-    const checked = await this.reading.check({ text, format, limits: this.limits, schema: this.schema.schema });
-    if (checked.kind === 'refused') throw new InvalidPriceListError(checked.problems, checked.omitted);
-    if (checked.kind === 'fault') throw new BadRequestError(checked.message);
-    const problems = new PriceListProblems(this.limits.maxProblems);
-    problems.addRecorded(checked.problems);
-    const parsed: ReadText = { value: checked.value, numberText: withNumberTexts(checked.value, checked.lossyNumberTexts), text };
-    const document = await this.read(parsed, problems);
-    await this.throwIfAny(problems, parsed);
+    const { parsed, document, problems } = await this.readChecked(text, format);
     const audit: Audit = { actor: 'simulation', now: effectiveAt };
     const context: PlanContext = {
       effectiveAt,
@@ -299,6 +284,24 @@ export class PriceList {
       throw error;
     }
     throw new Error('unreachable: a draft transaction always rolls back');
+  }
+
+  /**
+   * A document's text read and checked, off the event loop (reading.ts): the text, every body's
+   * rules, the schema, then each section's own checks.
+   *
+   * @throws InvalidPriceListError (400) listing every problem; BadRequestError for text no body may hold.
+   */
+  private async readChecked(text: string, format: DocumentFormat): Promise<{ parsed: ReadText; document: ReadDocument; problems: PriceListProblems }> {
+    const checked = await this.reading.check({ text, format, limits: this.limits, schema: this.schema.schema });
+    if (checked.kind === 'refused') throw new InvalidPriceListError(checked.problems, checked.omitted);
+    if (checked.kind === 'fault') throw new BadRequestError(checked.message);
+    const problems = new PriceListProblems(this.limits.maxProblems);
+    problems.addRecorded(checked.problems);
+    const parsed: ReadText = { value: checked.value, numberText: withNumberTexts(checked.value, checked.lossyNumberTexts), text };
+    const document = await this.read(parsed, problems);
+    await this.throwIfAny(problems, parsed);
+    return { parsed, document, problems };
   }
 
   /** Throws the refusal listing every problem, when there is one, their positions found off the event loop. */

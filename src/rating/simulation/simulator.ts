@@ -6,6 +6,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
+import type { SimulationSettings } from '../../config.js';
 import type { Database } from '../../database/connection.js';
 import { BadRequestError, TariffError } from '../../kernel/errors.js';
 import { formatApiDateTime } from '../common/datetime.js';
@@ -18,27 +19,8 @@ import { Simulation } from './engine.js';
 import type { StoredDataframe } from './stored-dataframe.js';
 import { readUsageFile } from './usage-file.js';
 
-/** The limits and sources of simulations (each a setting, docs/operators/configuration.md). */
-export interface SimulationLimits {
-  /** Points per simulation (`TARIFF_SIMULATION_MAX_POINTS`); past it, 413. */
-  maxPoints: number;
-  /** Milliseconds per simulation (`TARIFF_SIMULATION_TIMEOUT`, seconds); past it, 504. */
-  timeoutMs: number;
-  /** Simulations at once per process (`TARIFF_SIMULATIONS`); past it, 503 with `Retry-After`. */
-  concurrent: number;
-  /** Distinct points kept priced (`TARIFF_SIMULATION_DISTINCT_POINTS`). */
-  maxDistinctPoints: number;
-  /** Reconciliation findings listed (`TARIFF_SIMULATION_MAX_FINDINGS`). */
-  maxFindings: number;
-  /** Longest line of a usage file, in bytes (`TARIFF_SIMULATION_MAX_LINE_MB`). */
-  maxLineBytes: number;
-  /** Largest upload, draft and usage file together, in bytes (`TARIFF_SIMULATION_UPLOAD_LIMIT_MB`). */
-  uploadBytes: number;
-  /** Milliseconds of usage read from CloudKitty at once (`TARIFF_SIMULATION_WINDOW`, seconds). */
-  windowMs: number;
-  /** Points per page read from CloudKitty (`TARIFF_SIMULATION_PAGE_POINTS`). */
-  pagePoints: number;
-}
+/** The limits and sources of simulations: the `TARIFF_SIMULATION*` settings (docs/operators/configuration.md). */
+export type SimulationLimits = SimulationSettings;
 
 /** Where CloudKitty's stored usage is read; undefined `url`: not configured. */
 export interface CloudKittyReading {
