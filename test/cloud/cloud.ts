@@ -17,9 +17,13 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** The Debian packages the cloud needs (setup.sh installs Keystone's itself, when root). */
 export const CLOUD_PACKAGES = ['cloudkitty-api', 'python3-cloudkitty', 'uwsgi-core', 'uwsgi-plugin-python3'] as const;
 
-/** Why the cloud cannot start on this machine (a missing Debian package), or null when it can. */
-export function cloudUnavailable(): string | null {
-  const missing = CLOUD_PACKAGES.filter((name) => {
+/**
+ * Why the cloud cannot start on this machine (a missing Debian package), or null when it can.
+ * `storage: 'influxdb'` (setup.sh's `CLOUD_CLOUDKITTY_STORAGE`) also needs Debian's influxdb.
+ */
+export function cloudUnavailable(options: { storage?: 'sqlalchemy' | 'influxdb' } = {}): string | null {
+  const packages: string[] = [...CLOUD_PACKAGES, ...(options.storage === 'influxdb' ? ['influxdb'] : [])];
+  const missing = packages.filter((name) => {
     try {
       return !execFileSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' }).includes('install ok installed');
     } catch {

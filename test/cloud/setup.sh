@@ -25,11 +25,18 @@ CLOUD_CLOUDKITTY_PASSWORD="${CLOUD_CLOUDKITTY_PASSWORD:-cloudkitty-secret}"
 CLOUD_CLOUDKITTY_PROCESSES="${CLOUD_CLOUDKITTY_PROCESSES:-2}"
 CLOUD_CLOUDKITTY_THREADS="${CLOUD_CLOUDKITTY_THREADS:-8}"
 CLOUD_START_TIMEOUT="${CLOUD_START_TIMEOUT:-90}"
+# CloudKitty's storage: sqlalchemy (v1, SQLite: /v1/report and /v1/storage, no /v2 API at all) or
+# influxdb (v2, a private InfluxDB 1.x: /v2/dataframes, which Tariff's simulation reads).
+CLOUD_CLOUDKITTY_STORAGE="${CLOUD_CLOUDKITTY_STORAGE:-sqlalchemy}"
+case "$CLOUD_CLOUDKITTY_STORAGE" in sqlalchemy|influxdb) ;; *) die "CLOUD_CLOUDKITTY_STORAGE must be sqlalchemy or influxdb, not $CLOUD_CLOUDKITTY_STORAGE" ;; esac
 CLOUD_NODE="${CLOUD_NODE:-$(command -v node)}"
 [ "$CLOUD_TARIFF_REGION" != "$CLOUD_CLOUDKITTY_REGION" ] || die "CLOUD_TARIFF_REGION and CLOUD_CLOUDKITTY_REGION must differ"
 for p in cloudkitty-api python3-cloudkitty uwsgi-core uwsgi-plugin-python3; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || die "Debian package $p is missing (apt-get install -y $p)"
 done
+if [ "$CLOUD_CLOUDKITTY_STORAGE" = influxdb ]; then
+  dpkg-query -W -f='${Status}' influxdb 2>/dev/null | grep -q 'install ok installed' || die "Debian package influxdb is missing (apt-get install -y influxdb)"
+fi
 [ -f "$ROOT/dist/cli.js" ] || die "$ROOT/dist is not built (npm run build)"
 
 if [ -z "${CLOUD_DIR:-}" ]; then CLOUD_DIR="$(mktemp -d "${TMPDIR:-/tmp}/tariff-cloud.XXXXXX")"; fi
@@ -53,10 +60,17 @@ CLOUD_CLOUDKITTY_PORT="${CLOUD_CLOUDKITTY_PORT:-$(stored_port CLOUD_CLOUDKITTY_P
 CLOUD_CLOUDKITTY_PORT="${CLOUD_CLOUDKITTY_PORT:-$(free_port)}"
 CLOUD_TARIFF_PORT="${CLOUD_TARIFF_PORT:-$(stored_port CLOUD_TARIFF_PORT)}"
 CLOUD_TARIFF_PORT="${CLOUD_TARIFF_PORT:-$(free_port)}"
-printf 'CLOUD_KEYSTONE_PORT=%s\nCLOUD_CLOUDKITTY_PORT=%s\nCLOUD_TARIFF_PORT=%s\n' \
-  "$CLOUD_KEYSTONE_PORT" "$CLOUD_CLOUDKITTY_PORT" "$CLOUD_TARIFF_PORT" >"$CLOUD_DIR/ports.env"
+# InfluxDB's HTTP API and its RPC (backup) port, only with CLOUD_CLOUDKITTY_STORAGE=influxdb.
+CLOUD_INFLUXDB_PORT="${CLOUD_INFLUXDB_PORT:-$(stored_port CLOUD_INFLUXDB_PORT)}"
+CLOUD_INFLUXDB_PORT="${CLOUD_INFLUXDB_PORT:-$(free_port)}"
+CLOUD_INFLUXDB_RPC_PORT="${CLOUD_INFLUXDB_RPC_PORT:-$(stored_port CLOUD_INFLUXDB_RPC_PORT)}"
+CLOUD_INFLUXDB_RPC_PORT="${CLOUD_INFLUXDB_RPC_PORT:-$(free_port)}"
+printf 'CLOUD_KEYSTONE_PORT=%s\nCLOUD_CLOUDKITTY_PORT=%s\nCLOUD_TARIFF_PORT=%s\nCLOUD_INFLUXDB_PORT=%s\nCLOUD_INFLUXDB_RPC_PORT=%s\n' \
+  "$CLOUD_KEYSTONE_PORT" "$CLOUD_CLOUDKITTY_PORT" "$CLOUD_TARIFF_PORT" "$CLOUD_INFLUXDB_PORT" "$CLOUD_INFLUXDB_RPC_PORT" >"$CLOUD_DIR/ports.env"
 CLOUD_CLOUDKITTY_URL="http://127.0.0.1:$CLOUD_CLOUDKITTY_PORT"
 CLOUD_TARIFF_URL="http://127.0.0.1:$CLOUD_TARIFF_PORT"
+CLOUD_INFLUXDB_URL=""
+[ "$CLOUD_CLOUDKITTY_STORAGE" = influxdb ] && CLOUD_INFLUXDB_URL="http://127.0.0.1:$CLOUD_INFLUXDB_PORT"
 
 # A pid from a pid file, if that process is alive and runs in the given dir.
 pid_in() {  # pid_in PIDFILE DIR
@@ -112,9 +126,66 @@ expected_keystone="$KEYSTONE_URL $KEYSTONE_SERVICE_PROJECT $KEYSTONE_TARIFF_USER
 trap 'kill "$keystone_job" 2>/dev/null || true' EXIT
 
 # ---------------------------------------------------------------------------------------------
-# 2. CloudKitty 17 API, Keystone mode, SQLite, uwsgi
+# 2. CloudKitty 17 API, Keystone mode, SQLite, uwsgi; with CLOUD_CLOUDKITTY_STORAGE=influxdb its v2
+#    storage on a private InfluxDB (Debian's influxdb 1.x, CloudKitty's default v2 storage)
 # ---------------------------------------------------------------------------------------------
 t0=$SECONDS
+INFLUX_DIR="$CLOUD_DIR/influxdb"
+INFLUX_PID_FILE="$INFLUX_DIR/influxd.pid"
+if [ "$CLOUD_CLOUDKITTY_STORAGE" = influxdb ]; then
+  mkdir -p "$INFLUX_DIR"
+  cat >"$INFLUX_DIR/influxdb.conf.new" <<EOF
+# Written by test/cloud/setup.sh
+reporting-disabled = true
+bind-address = "127.0.0.1:$CLOUD_INFLUXDB_RPC_PORT"
+[meta]
+  dir = "$INFLUX_DIR/meta"
+[data]
+  dir = "$INFLUX_DIR/data"
+  wal-dir = "$INFLUX_DIR/wal"
+  query-log-enabled = false
+[http]
+  bind-address = "127.0.0.1:$CLOUD_INFLUXDB_PORT"
+  log-enabled = false
+[monitor]
+  store-enabled = false
+EOF
+  influx_changed=0
+  if [ -f "$INFLUX_DIR/influxdb.conf" ] && cmp -s "$INFLUX_DIR/influxdb.conf" "$INFLUX_DIR/influxdb.conf.new"; then
+    rm -f "$INFLUX_DIR/influxdb.conf.new"
+  else
+    mv "$INFLUX_DIR/influxdb.conf.new" "$INFLUX_DIR/influxdb.conf"; influx_changed=1
+  fi
+  if pid="$(pid_in "$INFLUX_PID_FILE" "$INFLUX_DIR")"; then
+    if [ "$influx_changed" = 0 ] && curl -sf -o /dev/null --max-time 3 "$CLOUD_INFLUXDB_URL/ping"; then
+      log "influxdb already running (pid $pid) on $CLOUD_INFLUXDB_URL"
+    else
+      log "restarting influxdb (pid $pid): its configuration changed or it does not answer"
+      stop_pid "$pid"; rm -f "$INFLUX_PID_FILE"
+    fi
+  fi
+  if ! pid_in "$INFLUX_PID_FILE" "$INFLUX_DIR" >/dev/null; then
+    port_busy "$CLOUD_INFLUXDB_PORT" && die "port $CLOUD_INFLUXDB_PORT (InfluxDB) is taken by another process"
+    (cd "$INFLUX_DIR" && exec setsid /usr/bin/influxd -config "$INFLUX_DIR/influxdb.conf" \
+      </dev/null >>"$INFLUX_DIR/influxd.log" 2>&1 & echo $! >"$INFLUX_PID_FILE")
+    wait_http "$CLOUD_INFLUXDB_URL/ping" "$INFLUX_PID_FILE" "$INFLUX_DIR" InfluxDB "$INFLUX_DIR/influxd.log"
+    log "influxdb (pid $(cat "$INFLUX_PID_FILE")) answers on $CLOUD_INFLUXDB_URL after $((SECONDS - t0)) s"
+  fi
+  # CloudKitty's storage init only checks the database's retention policy: the database must exist.
+  curl -sf -o /dev/null --max-time 10 -XPOST "$CLOUD_INFLUXDB_URL/query" --data-urlencode 'q=CREATE DATABASE cloudkitty' ||
+    die "creating InfluxDB's database cloudkitty failed (log: $INFLUX_DIR/influxd.log)"
+  CK_STORAGE="backend = influxdb
+version = 2
+
+[storage_influxdb]
+host = 127.0.0.1
+port = $CLOUD_INFLUXDB_PORT
+database = cloudkitty"
+else
+  CK_STORAGE="# v1 sqlalchemy storage: no InfluxDB/Elasticsearch; serves /v1/report and /v1/storage (empty).
+backend = sqlalchemy
+version = 1"
+fi
 CK_CONF="$CK_DIR/cloudkitty.conf"
 CK_PID_FILE="$CK_DIR/uwsgi.pid"
 CK_LOG="$CK_DIR/log/cloudkitty.log"
@@ -140,9 +211,7 @@ port = $CLOUD_CLOUDKITTY_PORT
 connection = sqlite:///$CK_DIR/cloudkitty.sqlite
 
 [storage]
-# v1 sqlalchemy storage: no InfluxDB/Elasticsearch; serves /v1/report and /v1/storage (empty).
-backend = sqlalchemy
-version = 1
+$CK_STORAGE
 
 [oslo_concurrency]
 lock_path = $CK_DIR/lock
@@ -323,7 +392,7 @@ fi
   cat "$keystone_env" | grep '^export '
   for v in CLOUD_DIR CLOUD_TARIFF_REGION CLOUD_CLOUDKITTY_REGION CLOUD_TARIFF_URL CLOUD_CLOUDKITTY_URL \
     CLOUD_CLOUDKITTY_USER CLOUD_CLOUDKITTY_PASSWORD CLOUD_KEYSTONE_PORT CLOUD_CLOUDKITTY_PORT CLOUD_TARIFF_PORT \
-    CK_CONF CK_PID_FILE CK_LOG TARIFF_PID_FILE TARIFF_LOG; do
+    CK_CONF CK_PID_FILE CK_LOG TARIFF_PID_FILE TARIFF_LOG CLOUD_CLOUDKITTY_STORAGE CLOUD_INFLUXDB_URL; do
     printf 'export %s=%q\n' "$v" "${!v}"
   done
   printf 'export CLOUD_CLOUDKITTY_UWSGI_LOG=%q\n' "$CK_DIR/log/uwsgi.log"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stop what test/cloud/setup.sh started in CLOUD_DIR: Tariff, CloudKitty's uwsgi, Keystone.
+# Stop what test/cloud/setup.sh started in CLOUD_DIR: Tariff, CloudKitty's uwsgi, its InfluxDB, Keystone.
 #   stop.sh [--purge] [CLOUD_DIR]     (or CLOUD_DIR in the environment, e.g. from env.sh)
 # --purge also removes CLOUD_DIR (databases, logs, env.sh). Stopping twice is harmless.
 set -uo pipefail
@@ -44,6 +44,7 @@ fi
 rm -f "$dir/watchdog.pid" "$dir/watchdog.owner"
 stop_in tariff "$dir/tariff/tariff.pid" "$dir/tariff"
 stop_in cloudkitty "$dir/cloudkitty/uwsgi.pid" "$dir/cloudkitty"
+stop_in influxdb "$dir/influxdb/influxd.pid" "$dir/influxdb"
 [ -d "$dir/keystone" ] && "$HERE/../keystone/stop.sh" "$dir/keystone"
 
 if [ -n "$purge" ]; then
