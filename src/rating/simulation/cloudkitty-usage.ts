@@ -4,11 +4,12 @@
  * by page, so that memory follows a window, never the period.
  *
  * CloudKitty compat: `GET /v2/dataframes?begin&end&offset&limit` answers `{"total": n,
- * "dataframes": [...]}`, or 404 when the window holds nothing. Its v2 storages (InfluxDB,
- * Elasticsearch, OpenSearch, Loki) count `total`, `offset` and `limit` in points; its v1 SQL
- * storage (through `V1StorageAdapter`) ignores `offset` and `limit`, answers the whole window and
- * counts `total` in dataframes. Reading pages until the points read reach `total` ends both the
- * same way: the v1 answer's points are at least its dataframes. A non-admin caller is answered
+ * "dataframes": [...]}`, or 404 `{"message": "No resource found for provided filters."}` when the
+ * window holds nothing. Its v2 storages (InfluxDB, Elasticsearch, OpenSearch, Loki) count `total`,
+ * `offset` and `limit` in points. On its v1 SQL storage CloudKitty (17 at least) serves no `/v2`
+ * route at all: every `/v2` path is Flask's 404 `text/html` page, which is a fault here, not an
+ * empty window (read as one, it made a simulation of nothing, "no change"). Reading pages until the
+ * points read reach `total` would also end a storage that counted `total` in dataframes. A non-admin caller is answered
  * only its own project's points, so the requests carry Tariff's service token (Keystone mode: its
  * user needs the admin role) or `X-Roles: admin` (noauth, which CloudKitty's noauth reads).
  */
@@ -54,6 +55,16 @@ function faultText(text: string): string {
     // not JSON: its start is the message
   }
   return text.slice(0, 200);
+}
+
+/** Whether a 404's text is CloudKitty's own fault (`{"message": "…"}`), not a page for an unknown route. */
+function isCloudKittyNotFound(text: string): boolean {
+  try {
+    const body = JSON.parse(text) as unknown;
+    return typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -123,8 +134,14 @@ async function readPage(
       timedOut ? 504 : 502,
     );
   }
-  // CloudKitty compat: a window without points is a 404 "No resource found for provided filters."
-  if (status === 404) return { total: 0, dataframes: [] };
+  // CloudKitty compat: a window without points is a 404 {"message": "No resource found for
+  // provided filters."}; a 404 without CloudKitty's JSON message is a route it does not serve.
+  if (status === 404) {
+    if (isCloudKittyNotFound(text)) return { total: 0, dataframes: [] };
+    throw cloudKittyFault(
+      `GET ${path} answered 404 without CloudKitty's JSON fault: it serves no v2 API there (CloudKitty drops its whole /v2 API on its v1 storage, [storage] version = 1; use a v2 storage, or send a usage file).`,
+    );
+  }
   if (status !== 200) throw cloudKittyFault(`GET ${path} answered ${status}: ${faultText(text)}`);
   let body: unknown;
   try {
