@@ -252,6 +252,20 @@ describe.skipIf(Boolean(missing))('the simulation on CloudKitty 17 in a Keystone
     }
   });
 
+  it("counts only the service project's points, silently, when CloudKitty does not take Tariff's user for an admin: what an operator must grant", async () => {
+    // CloudKitty's context_is_admin (role:admin by default) decides whether dataframes:get filters
+    // by the token's project; narrowed here as if Tariff's user had no admin role.
+    writePolicy({ context_is_admin: `role:admin and not user_id:${cloud.env.KEYSTONE_TARIFF_USER_ID}` });
+    try {
+      const answered = await call(`${cloud.tariffUrl}${simulation(draftQuery())}`, admin, { method: 'POST', body: draft() });
+      expect(answered.status, answered.text).toBe(200);
+      expect(answered.body.totals.points).toBe(HOURS * 3);
+      expect(answered.body.projects.map((project: { project_id: string }) => project.project_id)).toEqual([cloud.env.KEYSTONE_SERVICE_PROJECT_ID]);
+    } finally {
+      writePolicy({});
+    }
+  });
+
   it('ends an NDJSON answer with an error line naming CloudKitty, and no result, when CloudKitty is down', async () => {
     await killCloudKitty(cloud);
     const answered = await call(`${cloud.tariffUrl}${simulation(draftQuery())}`, admin, { method: 'POST', body: draft(), accept: 'application/x-ndjson' });
