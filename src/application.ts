@@ -32,10 +32,10 @@ export function ratingModules(dependencies: ModuleDependencies = {}, list: Modul
 }
 
 /** Keystone mode: Tariff's own token, for the calls it makes on its own behalf (a simulation reading CloudKitty). */
-function serviceTokenOf(config: TariffConfig): (() => Promise<string>) | undefined {
+function serviceTokenOf(config: TariffConfig): ((stale?: string) => Promise<string>) | undefined {
   if (config.keystone === undefined) return undefined;
   const client = new KeystoneClient(config.keystone);
-  return () => client.ownToken();
+  return (stale) => client.ownToken(stale);
 }
 
 /** What {@link buildTariffApp} needs. */

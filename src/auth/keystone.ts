@@ -210,11 +210,20 @@ export class KeystoneClient {
    * Tariff shows another service it calls on its own behalf (CloudKitty's stored usage, for a
    * simulation).
    *
+   * @param stale - a token the other service refused (401: revoked, or expired early): when it is
+   *   still the current one, Tariff logs in again (once for concurrent callers) instead of handing
+   *   it out until its renewal time.
    * @throws IdentityUnavailableError when Keystone refuses the credentials or does not answer.
    */
-  async ownToken(): Promise<string> {
+  async ownToken(stale?: string): Promise<string> {
     try {
-      return (await this.currentServiceToken(AbortSignal.timeout(this.settings.timeoutMs))).token;
+      const signal = AbortSignal.timeout(this.settings.timeoutMs);
+      const current = await this.currentServiceToken(signal);
+      if (stale === undefined || current.token !== stale) return current.token;
+      const held = this.serviceToken;
+      const token = held === undefined ? undefined : await held.catch(() => undefined);
+      if (token !== undefined && token.token !== stale) return token.token;
+      return (await this.renewServiceToken(held, signal)).token;
     } catch (error) {
       throw this.unavailable(error);
     }

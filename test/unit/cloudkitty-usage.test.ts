@@ -35,11 +35,20 @@ const ONE_POINT = {
   }),
 };
 
-/** Stubs fetch with one answer per call, in order; the URLs asked for. */
-function answers(...list: { status: number; type: string; text: string }[]): string[] {
-  const asked: string[] = [];
-  vi.stubGlobal('fetch', async (url: string) => {
+/** What keystonemiddleware answers for a revoked or expired token. */
+const UNAUTHORIZED = {
+  status: 401,
+  type: 'application/json',
+  text: '{"error": {"code": 401, "title": "Unauthorized", "message": "The request you have made requires authentication."}}',
+};
+
+/** Stubs fetch with one answer per call, in order; the URLs asked for (and the tokens sent, in `tokens`). */
+function answers(...list: { status: number; type: string; text: string }[]): string[] & { tokens?: (string | null)[] } {
+  const asked: string[] & { tokens?: (string | null)[] } = [];
+  asked.tokens = [];
+  vi.stubGlobal('fetch', async (url: string, init: { headers: Record<string, string> }) => {
     asked.push(url);
+    asked.tokens!.push(init.headers['x-auth-token'] ?? null);
     const next = list.shift();
     if (!next) throw new Error(`no answer left for ${url}`);
     return new Response(next.text, { status: next.status, headers: { 'content-type': next.type } });
@@ -47,9 +56,9 @@ function answers(...list: { status: number; type: string; text: string }[]): str
   return asked;
 }
 
-async function read(): Promise<StoredDataframe[]> {
+async function read(source = SOURCE): Promise<StoredDataframe[]> {
   const frames: StoredDataframe[] = [];
-  for await (const frame of readCloudKittyUsage(SOURCE, BEGIN, END, new AbortController().signal, { windows: 0, windowsDone: 0 })) frames.push(frame);
+  for await (const frame of readCloudKittyUsage(source, BEGIN, END, new AbortController().signal, { windows: 0, windowsDone: 0 })) frames.push(frame);
   return frames;
 }
 
@@ -78,5 +87,28 @@ describe("reading CloudKitty's stored usage", () => {
       /^Reading stored usage from CloudKitty failed: GET \/v2\/dataframes\?\S+ answered 404 without CloudKitty's JSON fault: it serves no v2 API there/,
     );
     expect((error as TariffError).message).toContain('v1 storage');
+  });
+
+  it("asks for a new service token once when CloudKitty refuses Tariff's (revoked or expired), and fails with CloudKitty's 401 when the new one is refused too", async () => {
+    const stale: (string | undefined)[] = [];
+    let issued = 0;
+    const serviceToken = async (refused?: string) => {
+      stale.push(refused);
+      if (refused !== undefined) issued += 1;
+      return `token-${issued}`;
+    };
+    const asked = answers(UNAUTHORIZED, EMPTY_WINDOW, ONE_POINT);
+    const frames = await read({ ...SOURCE, serviceToken });
+    expect(frames).toHaveLength(1);
+    expect(asked.tokens).toEqual(['token-0', 'token-1', 'token-1']);
+    expect(stale).toEqual([undefined, 'token-0', undefined]);
+
+    answers(UNAUTHORIZED, UNAUTHORIZED);
+    const error = await read({ ...SOURCE, serviceToken }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect((error as TariffError).status).toBe(502);
+    expect((error as TariffError).message).toMatch(/^Reading stored usage from CloudKitty failed: GET \/v2\/dataframes\?\S+ answered 401: /);
   });
 });

@@ -28,8 +28,11 @@ export interface CloudKittyUsageSource {
   pagePoints: number;
   /** Milliseconds one page may take, connection to last byte (`TARIFF_CLOUDKITTY_TIMEOUT`). */
   timeoutMs: number;
-  /** Tariff's service token in Keystone mode; undefined in noauth. */
-  serviceToken?: () => Promise<string>;
+  /**
+   * Tariff's service token in Keystone mode; undefined in noauth. Given the token CloudKitty
+   * refused (401), a new one.
+   */
+  serviceToken?: (stale?: string) => Promise<string>;
   /** Quantities and prices must be 0 or within [10^-n, 10^n) (`TARIFF_DECIMAL_MAX_EXPONENT`). */
   maxDecimalExponent: number;
 }
@@ -104,6 +107,12 @@ export async function* readCloudKittyUsage(
   }
 }
 
+/** One GET's status and text, within `timeoutMs`. */
+async function fetchText(url: string, headers: Record<string, string>, timeoutMs: number, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  const response = await fetch(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+  return { status: response.status, text: await response.text() };
+}
+
 /** One page of one window. */
 async function readPage(
   source: CloudKittyUsageSource,
@@ -120,10 +129,15 @@ async function readPage(
   let status: number;
   let text: string;
   try {
-    const response = await fetch(`${source.url}${path}`, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(source.timeoutMs)]) });
-    status = response.status;
-    text = await response.text();
+    ({ status, text } = await fetchText(`${source.url}${path}`, headers, source.timeoutMs, signal));
+    // Tariff's token revoked or expired before its renewal time: a new one, once (as a token
+    // validation does).
+    if (status === 401 && source.serviceToken) {
+      headers['x-auth-token'] = await source.serviceToken(headers['x-auth-token']);
+      ({ status, text } = await fetchText(`${source.url}${path}`, headers, source.timeoutMs, signal));
+    }
   } catch (error) {
+    if (error instanceof TariffError) throw error;
     if (signal.aborted) throw signal.reason;
     const timedOut = (error as Error).name === 'TimeoutError';
     const cause = (error as { cause?: { message?: string } }).cause?.message;

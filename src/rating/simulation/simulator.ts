@@ -26,8 +26,8 @@ export type SimulationLimits = SimulationSettings;
 export interface CloudKittyReading {
   url: string | undefined;
   timeoutMs: number;
-  /** Tariff's service token, in Keystone mode. */
-  serviceToken?: () => Promise<string>;
+  /** Tariff's service token, in Keystone mode; given the token CloudKitty refused, a new one. */
+  serviceToken?: (stale?: string) => Promise<string>;
 }
 
 /** The usage a simulation reads: CloudKitty's storage, or an uploaded file. */
