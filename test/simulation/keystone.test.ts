@@ -6,7 +6,7 @@
  * The cloud runs CloudKitty on its v2 storage (`CLOUD_CLOUDKITTY_STORAGE=influxdb`, a private
  * InfluxDB): on the v1 SQL storage CloudKitty 17 serves no `/v2` route at all. Usage is written
  * through CloudKitty's own `POST /v2/dataframes` (admin token: `dataframes:add` is `role:admin`),
- * in a period that starts the day after tomorrow, after the live rules' start (applied now).
+ * in a period that starts tomorrow, after the live rules' start (applied now).
  *
  * That Tariff's token is the one CloudKitty sees is shown with CloudKitty's policy: with
  * `dataframes:get` allowed to Tariff's service user alone, the admin's own token is refused by
@@ -20,16 +20,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudUnavailable, startCloud, type Cloud } from '../cloud/cloud.js';
 import { passwordLogin } from '../keystone/keystone.js';
-import { SIMULATION } from './simulation.js';
+import { HOUR, isoTime as iso, SIMULATION, TOMORROW } from './simulation.js';
 
 const missing = cloudUnavailable({ storage: 'influxdb' });
 if (missing) console.warn(`test/simulation/keystone.test.ts skipped: ${missing}`);
 
-const HOUR = 3_600_000;
 const HOURS = 6;
-/** The first hour of usage: the day after tomorrow, 00:00 UTC (the live rules start when applied, now). */
-const BEGIN = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000;
-const iso = (time: number) => new Date(time).toISOString().replace('.000Z', '+00:00');
+/** The first hour of usage: tomorrow's (the live rules start when applied, now). */
+const BEGIN = TOMORROW;
 const PERIOD = { begin: iso(BEGIN), end: iso(BEGIN + HOURS * HOUR) };
 
 /** Live rules: two flavors priced flat, a tenant's own m1.large price, volumes by the GiB. */
