@@ -155,6 +155,8 @@ async function main() {
   const { ChangeJournal } = await load('database/change-journal.js');
   const { loadRatingSnapshot } = await load('rating/quote/snapshot.js');
   const { Simulation } = await load('rating/simulation/engine.js');
+  const { loadConfig } = await load('config.js');
+  const settings = loadConfig({}).simulation;
 
   const directory = mkdtempSync(join(tmpdir(), 'tariff-bench-simulate-'));
   const database = openDatabase(`sqlite:${join(directory, 'tariff.db')}`);

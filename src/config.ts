@@ -241,7 +241,7 @@ export interface SimulationSettings {
   timeoutMs: number;
   /** Simulations at once per process (`TARIFF_SIMULATIONS`, default 1); past it, 503. */
   concurrent: number;
-  /** Distinct points kept priced (`TARIFF_SIMULATION_DISTINCT_POINTS`, default 1,000,000). */
+  /** Distinct points kept priced (`TARIFF_SIMULATION_DISTINCT_POINTS`, default 250,000; about 400 bytes each). */
   maxDistinctPoints: number;
   /** Reconciliation findings listed (`TARIFF_SIMULATION_MAX_FINDINGS`, default 1,000). */
   maxFindings: number;
@@ -393,7 +393,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, fromFil
       maxPoints: positiveInteger(environment, 'TARIFF_SIMULATION_MAX_POINTS', 50_000_000),
       timeoutMs: positiveNumber(environment, 'TARIFF_SIMULATION_TIMEOUT', 3600) * 1000,
       concurrent: positiveInteger(environment, 'TARIFF_SIMULATIONS', 1),
-      maxDistinctPoints: positiveInteger(environment, 'TARIFF_SIMULATION_DISTINCT_POINTS', 1_000_000),
+      maxDistinctPoints: positiveInteger(environment, 'TARIFF_SIMULATION_DISTINCT_POINTS', 250_000),
       maxFindings: nonNegativeInteger(environment, 'TARIFF_SIMULATION_MAX_FINDINGS', 1000),
       maxLineBytes: megabytes(environment, 'TARIFF_SIMULATION_MAX_LINE_MB', 16),
       uploadBytes: megabytes(environment, 'TARIFF_SIMULATION_UPLOAD_LIMIT_MB', 4096),

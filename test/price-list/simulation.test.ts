@@ -5,6 +5,7 @@
  * are the reconciliation's findings; nothing the draft plans is written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { testDatabaseKind } from '../helpers/databases.js';
 import { HOUR, isoTime, simulate, simulationPath, TOMORROW, usageFile, type UsageDataframe } from '../simulation/simulation.js';
@@ -137,6 +138,26 @@ describe(`simulating a draft price list on ${testDatabaseKind()}`, () => {
       ['m1.large', window.period.begin],
     ]);
     expect(response.body.totals.delta).toBe('0');
+  });
+
+  it('lists at most TARIFF_SIMULATION_MAX_FINDINGS findings and windows, and counts every point in the totals', async () => {
+    const config = loadConfig({});
+    const capped = await startTestApp({ config: { simulation: { ...config.simulation, maxFindings: 1 } } });
+    try {
+      expect((await apply(capped, LIVE)).status).toBe(200);
+      const altered = usage(PROJECTS);
+      for (const hour of [3, 4, 5]) for (const point of altered[hour].usage.volume) point.rating.price = '1.2';
+      const response = await simulate(capped, (await capped.get(PRICE_LIST)).body, usageFile(altered), PERIOD);
+      expect(response.status, response.text).toBe(200);
+      const { reconciliation } = response.body;
+      // 3 hours × 3 projects' volumes, 1.2 stored for 0.2.
+      expect(reconciliation).toMatchObject({ points: 9, stored: '10.8', current: '1.8', difference: '9', findings_omitted: 8, windows_omitted: 8 });
+      expect(reconciliation.findings).toHaveLength(1);
+      expect(reconciliation.projects.flatMap((project: { windows: unknown[] }) => project.windows)).toHaveLength(1);
+      expect(reconciliation.projects.map((project: { points: number }) => project.points)).toEqual([3, 3, 3]);
+    } finally {
+      await capped.close();
+    }
   });
 
   it('streams progress and the result as NDJSON, and the rows as CSV', async () => {

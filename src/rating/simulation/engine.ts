@@ -36,23 +36,32 @@ export interface SimulationSettings {
   caller: string | undefined;
 }
 
-/** Points of one distinct point seen in one dataframe before its prices were known. */
-interface PendingSighting {
-  dataframe: StoredDataframe;
+/** A collection period: a dataframe's begin and end. */
+interface Window {
+  begin: Date;
+  end: Date;
+}
+
+/** Points of one distinct point seen in one window before its prices were known. */
+interface Sighting extends Window {
   count: number;
+}
+
+/** What a distinct point keeps until it is priced (then dropped: only its counts and prices stay). */
+interface Unpriced {
+  point: StoredPoint;
+  /** The windows its points were seen in, the first one's begin its rating time (any of its rule version's). */
+  sightings: Sighting[];
 }
 
 /** One distinct point: how many times it was seen, and its prices once known. */
 interface DistinctPoint {
   projectId: string | null;
   service: string;
-  point: StoredPoint;
-  /** The dataframe it was first seen in: its rating time (any of its rule version's) and period. */
-  first: StoredDataframe;
   /** Points seen. */
   count: number;
-  /** The dataframes its points were seen in before it was priced; undefined once priced. */
-  pending: PendingSighting[] | undefined;
+  /** Until priced: the point and where it was seen. */
+  unpriced: Unpriced | undefined;
   stored: Exact;
   current: Exact;
   draft: Exact;
@@ -228,10 +237,8 @@ export class Simulation {
           distinct = {
             projectId,
             service,
-            point,
-            first: dataframe,
             count: 0,
-            pending: [],
+            unpriced: { point, sightings: [] },
             stored: Exact.ZERO,
             current: Exact.ZERO,
             draft: Exact.ZERO,
@@ -246,11 +253,11 @@ export class Simulation {
           this.unpricedCount += 1;
         }
         distinct.count += 1;
-        const pending = distinct.pending;
-        if (pending !== undefined) {
-          const last = pending.at(-1);
-          if (last?.dataframe === dataframe) last.count += 1;
-          else pending.push({ dataframe, count: 1 });
+        const unpriced = distinct.unpriced;
+        if (unpriced !== undefined) {
+          const last = unpriced.sightings.at(-1);
+          if (last?.begin === dataframe.begin) last.count += 1;
+          else unpriced.sightings.push({ begin: dataframe.begin, end: dataframe.end, count: 1 });
         } else if (distinct.mismatch) {
           this.totals.addFinding({ projectId, service, begin: dataframe.begin, end: dataframe.end, point, current: distinct.current }, distinct.stored);
         }
@@ -263,59 +270,59 @@ export class Simulation {
   /** Prices the distinct points not priced yet: per rule version and tenant, each side once, and again with `explain` for those whose price changes. */
   private async priceUnpriced(): Promise<void> {
     for (const list of this.unpriced.values()) {
-      const first = list[0].first;
-      const [current, draft] = await this.priceBothSides(first, list[0].projectId, list, false);
-      const changed: DistinctPoint[] = [];
+      const tenant = list[0].projectId;
+      const window = list[0].unpriced!.sightings[0];
+      const points = list.map((distinct) => ({ service: distinct.service, point: distinct.unpriced!.point }));
+      const [current, draft] = await this.priceBothSides(window, tenant, points, false);
+      const changed: number[] = [];
       list.forEach((distinct, index) => {
-        distinct.stored = Exact.from(distinct.point.price);
+        distinct.stored = Exact.from(points[index].point.price);
         distinct.current = current[index].price;
         distinct.draft = draft[index].price;
-        if (!distinct.current.eq(distinct.draft)) changed.push(distinct);
+        if (!distinct.current.eq(distinct.draft)) changed.push(index);
       });
       if (changed.length > 0) {
-        const [currentExplained, draftExplained] = await this.priceBothSides(first, list[0].projectId, changed, true);
-        changed.forEach((distinct, index) => {
-          distinct.changedRules = changedRules(this.current, this.draft, currentExplained[index].explain, draftExplained[index].explain);
+        const explained = await this.priceBothSides(
+          window,
+          tenant,
+          changed.map((index) => points[index]),
+          true,
+        );
+        changed.forEach((index, at) => {
+          list[index].changedRules = changedRules(this.current, this.draft, explained[0][at].explain, explained[1][at].explain);
         });
       }
-      for (const distinct of list) {
+      list.forEach((distinct, index) => {
         this.totals.distinctPoints += 1;
         distinct.mismatch = !distinct.stored.eq(distinct.current);
         if (distinct.mismatch) {
-          for (const { dataframe, count } of distinct.pending!) {
-            const finding = {
-              projectId: distinct.projectId,
-              service: distinct.service,
-              begin: dataframe.begin,
-              end: dataframe.end,
-              point: distinct.point,
-              current: distinct.current,
-            };
+          for (const { begin, end, count } of distinct.unpriced!.sightings) {
+            const finding = { projectId: distinct.projectId, service: distinct.service, begin, end, point: points[index].point, current: distinct.current };
             for (let seen = 0; seen < count; seen += 1) this.totals.addFinding(finding, distinct.stored);
           }
         }
-        distinct.pending = undefined;
-      }
+        distinct.unpriced = undefined;
+      });
     }
     this.unpriced.clear();
     this.unpricedCount = 0;
   }
 
   /**
-   * Prices distinct points of one tenant and rule version as of `dataframe`'s begin (any time of
+   * Prices distinct points of one tenant and rule version as of `window`'s begin (any time of
    * the version gives the same prices), with the current rules and, from the effective time, the
    * draft's: the priced points in `points`' order, the same list twice when the draft does not
    * apply yet.
    */
   private async priceBothSides(
-    dataframe: StoredDataframe,
+    window: Window,
     tenant: string | null,
-    points: readonly DistinctPoint[],
+    points: readonly { service: string; point: StoredPoint }[],
     explain: boolean,
   ): Promise<[PricedPoint[], PricedPoint[]]> {
-    const at = dataframe.begin.getTime();
+    const at = window.begin.getTime();
     const context = { at, tenantId: tenant, explain, caller: this.settings.caller, maxDecimalExponent: this.settings.maxDecimalExponent };
-    const period = { begin: formatApiDateTime(dataframe.begin), end: formatApiDateTime(dataframe.end) };
+    const period = { begin: formatApiDateTime(window.begin), end: formatApiDateTime(window.end) };
     // Each distinct point's quantity once (the reader checked it), for both sides.
     const quantities = points.map(({ point }) => Exact.from(point.qty));
     const price = async (snapshot: RatingSnapshot): Promise<PricedPoint[]> => {

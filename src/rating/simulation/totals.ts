@@ -90,8 +90,12 @@ export class SimulationTotals {
   private readonly byProject = new Map<string | null, Map<string, SideTotals>>();
   /** Points whose draft price differs, by `module \0 rule name`. */
   private readonly changedByRule = new Map<string, number>();
-  /** By project, then window (`begin \0 end`, epoch ms). */
-  private readonly reconciled = new Map<string | null, Map<string, ReconciledTotals>>();
+  /** By project: its totals and, while fewer than `maxFindings` in all, its windows (`begin \0 end`, epoch ms). */
+  private readonly reconciled = new Map<string | null, { totals: ReconciledTotals; windows: Map<string, ReconciledTotals> }>();
+  /** Windows listed, over every project. */
+  private windowCount = 0;
+  /** Windows whose points count in their project's totals but are not listed. */
+  windowsOmitted = 0;
   readonly findings: Finding[] = [];
   findingsOmitted = 0;
   /** Distinct points priced (each side once). */
@@ -128,14 +132,21 @@ export class SimulationTotals {
 
   /** Records one stored point whose stored price is not the current rules' price. */
   addFinding(finding: Finding, stored: Exact): void {
-    let windows = this.reconciled.get(finding.projectId);
-    if (!windows) this.reconciled.set(finding.projectId, (windows = new Map<string, ReconciledTotals>()));
+    let project = this.reconciled.get(finding.projectId);
+    if (!project) this.reconciled.set(finding.projectId, (project = { totals: emptyReconciled(), windows: new Map<string, ReconciledTotals>() }));
     const window = `${finding.begin.getTime()}\u0000${finding.end.getTime()}`;
-    let totals = windows.get(window);
-    if (!totals) windows.set(window, (totals = emptyReconciled()));
-    totals.points += 1;
-    totals.stored = totals.stored.plus(stored);
-    totals.current = totals.current.plus(finding.current);
+    let totals = project.windows.get(window);
+    if (!totals && this.windowCount < this.maxFindings) {
+      project.windows.set(window, (totals = emptyReconciled()));
+      this.windowCount += 1;
+    } else if (!totals) {
+      this.windowsOmitted += 1;
+    }
+    for (const sum of totals ? [project.totals, totals] : [project.totals]) {
+      sum.points += 1;
+      sum.stored = sum.stored.plus(stored);
+      sum.current = sum.current.plus(finding.current);
+    }
     if (this.findings.length < this.maxFindings) this.findings.push(finding);
     else this.findingsOmitted += 1;
   }
@@ -201,20 +212,17 @@ export class SimulationTotals {
 
   private reconciliationJson() {
     const all = emptyReconciled();
-    const projects = [...this.reconciled].map(([projectId, windows]) => {
-      const project = emptyReconciled();
+    const projects = [...this.reconciled].map(([projectId, { totals, windows }]) => {
+      all.points += totals.points;
+      all.stored = all.stored.plus(totals.stored);
+      all.current = all.current.plus(totals.current);
       const windowList = [...windows]
         .sort(([a], [b]) => Number(a.split('\u0000')[0]) - Number(b.split('\u0000')[0]))
-        .map(([window, totals]) => {
+        .map(([window, windowTotals]) => {
           const [begin, end] = window.split('\u0000').map((time) => formatApiDateTime(new Date(Number(time))));
-          for (const sum of [project, all]) {
-            sum.points += totals.points;
-            sum.stored = sum.stored.plus(totals.stored);
-            sum.current = sum.current.plus(totals.current);
-          }
-          return { begin, end, ...reconciledJson(totals) };
+          return { begin, end, ...reconciledJson(windowTotals) };
         });
-      return { project_id: projectId, ...reconciledJson(project), windows: windowList };
+      return { project_id: projectId, ...reconciledJson(totals), windows: windowList };
     });
     projects.sort((a, b) => String(a.project_id ?? '').localeCompare(String(b.project_id ?? '')));
     return {
@@ -233,6 +241,7 @@ export class SimulationTotals {
         metadata: finding.point.metadata,
       })),
       findings_omitted: this.findingsOmitted,
+      windows_omitted: this.windowsOmitted,
     };
   }
 }
