@@ -189,8 +189,9 @@ async function main() {
     let peak = rssBefore;
     const simulation = new Simulation(sides.current, sides.draft, {
       effectiveAt: effectiveAt.getTime(),
-      maxDistinctPoints: 1_000_000,
-      maxFindings: 1000,
+      // The defaults of `tariff serve` (TARIFF_SIMULATION_DISTINCT_POINTS, TARIFF_SIMULATION_MAX_FINDINGS).
+      maxDistinctPoints: settings.maxDistinctPoints,
+      maxFindings: settings.maxFindings,
       maxDecimalExponent: 100,
       caller: 'bench',
     });
