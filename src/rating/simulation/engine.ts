@@ -323,11 +323,12 @@ export class Simulation {
     const at = window.begin.getTime();
     const context = { at, tenantId: tenant, explain, caller: this.settings.caller, maxDecimalExponent: this.settings.maxDecimalExponent };
     const period = { begin: formatApiDateTime(window.begin), end: formatApiDateTime(window.end) };
-    // Each distinct point's quantity once (the reader checked it), for both sides.
+    // Each distinct point as a module reads it, and its quantity (the reader checked it), once for both sides.
+    const usagePoints = points.map(({ point }) => ({ vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata }));
     const quantities = points.map(({ point }) => Exact.from(point.qty));
     const price = async (snapshot: RatingSnapshot): Promise<PricedPoint[]> => {
-      const working = points.map(({ point }, index): PricedPoint => ({
-        point: { vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata },
+      const working = usagePoints.map((point, index): PricedPoint => ({
+        point,
         quantity: quantities[index],
         price: Exact.ZERO,
         explain: explain ? [] : undefined,
