@@ -15,6 +15,9 @@ export function startHealthProbe(url: string, intervalMs = 50): HealthProbe {
     const latencies = [];
     let running = true;
     process.on('message', () => { running = false; });
+    // A test that failed before stop() leaves no prober behind: it ends with its parent, or after 10 minutes.
+    process.on('disconnect', () => process.exit(0));
+    setTimeout(() => process.exit(0), 600000).unref();
     (async () => {
       while (running) {
         const started = performance.now();
