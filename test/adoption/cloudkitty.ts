@@ -4,7 +4,7 @@
  * API, asked for prices through its own rating modules (cloudkitty_prices.py), then stopped.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,12 +14,15 @@ import { freePort } from '../helpers/server.js';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ANCHOR = join(ROOT, '..', 'shared', 'anchors', 'cloudkitty');
+const UWSGI = existsSync('/usr/bin/uwsgi_python3') ? '/usr/bin/uwsgi_python3' : '/usr/bin/uwsgi';
 
 /** A running CloudKitty API. */
 export interface CloudKitty {
   url: string;
   /** Its configuration file (points at the database). */
   configFile: string;
+  /** Its uWSGI master's pid (workers: its children). */
+  pid(): number;
   /** One JSON request; throws on a non-2xx answer, naming it. */
   call(method: string, path: string, body?: unknown): Promise<any>;
   stop(): Promise<void>;
@@ -37,12 +40,24 @@ export function cloudKittyAvailable(): boolean {
   return existsSync(join(ANCHOR, 'setup.sh'));
 }
 
+/** CloudKitty's v2 storage on an InfluxDB 1.x (test/simulation/influxdb.ts), instead of the v1 SQL storage. */
+export interface InfluxStorage {
+  port: number;
+  database: string;
+}
+
 /**
  * Starts CloudKitty on `databaseUrl` (a Tariff-style postgres:// or mysql:// URL of an empty
  * database): its own migrations, hashmap and pyscripts enabled, one uWSGI process; `extra` is
- * added to its environment (`TZ`, `PGTZ`: the host's zone).
+ * added to its environment (`TZ`, `PGTZ`: the host's zone). With `options.influxDb`, it is then
+ * restarted on the v2 storage on that InfluxDB: CloudKitty 17 serves its v2 API (`/v2/dataframes`)
+ * only on a v2 storage. `options.processes` (default 1) is the number of uWSGI processes.
  */
-export async function startCloudKitty(databaseUrl: string, extra: Record<string, string> = {}): Promise<CloudKitty> {
+export async function startCloudKitty(
+  databaseUrl: string,
+  extra: Record<string, string> = {},
+  options: { influxDb?: InfluxStorage; processes?: number } = {},
+): Promise<CloudKitty> {
   const directory = mkdtempSync(join(tmpdir(), 'tariff-ck-'));
   const port = await freePort();
   const environment = {
@@ -52,7 +67,7 @@ export async function startCloudKitty(databaseUrl: string, extra: Record<string,
     CK_DB: 'url',
     CK_DB_URL: sqlalchemyUrl(databaseUrl),
     CK_PORT: String(port),
-    CK_PROCESSES: '1',
+    CK_PROCESSES: String(options.processes ?? 1),
     CK_THREADS: '4',
   };
   const stop = async () => {
@@ -66,9 +81,35 @@ export async function startCloudKitty(databaseUrl: string, extra: Record<string,
     throw new Error(`CloudKitty did not start: ${String(error)}\n${log('dbsync.log')}\n${log('uwsgi.log')}`);
   }
   const url = `http://127.0.0.1:${port}`;
+  const configFile = join(directory, 'cloudkitty.conf');
+  if (options.influxDb) {
+    try {
+      await stop();
+      const config = readFileSync(configFile, 'utf8')
+        .replace(/^version = 1$/m, 'version = 2')
+        .replace(/^backend = sqlalchemy$/m, 'backend = influxdb');
+      writeFileSync(configFile, `${config}\n[storage_influxdb]\nhost = 127.0.0.1\nport = ${options.influxDb.port}\ndatabase = ${options.influxDb.database}\n`);
+      await run('cloudkitty-storage-init', ['--config-file', configFile], { env: environment, timeout: 120_000 });
+      await run(UWSGI, ['--ini', join(directory, 'uwsgi.ini')], { env: environment, timeout: 60_000 });
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const answered = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) }).then(
+          (response) => response.ok,
+          () => false,
+        );
+        if (answered) break;
+        if (Date.now() > deadline) throw new Error(readFileSync(join(directory, 'log', 'uwsgi.log'), 'utf8').slice(-2000));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    } catch (error) {
+      await stop();
+      throw new Error(`CloudKitty did not start on its v2 storage: ${String(error)}`);
+    }
+  }
   return {
     url,
-    configFile: join(directory, 'cloudkitty.conf'),
+    configFile,
+    pid: () => Number(readFileSync(join(directory, 'uwsgi.pid'), 'utf8').trim()),
     async call(method, path, body) {
       const response = await fetch(`${url}${path}`, {
         method,
