@@ -30,6 +30,7 @@ import {
   DRAFT,
   EFFECTIVE_AT,
   Exact,
+  LIVE,
   MONTH,
   PROJECTS,
   alterStoredPrices,
@@ -100,6 +101,7 @@ describe.skipIf(!available)("simulating a draft on CloudKitty 17's stored usage"
     server = await startServerProcess(`sqlite:${join(directory, 'tariff.db')}`, {
       TARIFF_CLOUDKITTY_API_URL: ck.url,
       TARIFF_SIMULATION_WINDOW: '86400',
+      TARIFF_SIMULATION_PAGE_POINTS: '5000',
     });
     await createLiveRules(server);
     frames = generateUsage();
@@ -230,16 +232,26 @@ describe.skipIf(!available)("simulating a draft on CloudKitty 17's stored usage"
         })
         .map(([project]) => project);
       expect(body.projects.map((project: any) => project.project_id)).toEqual(order);
-      // The project with its own m1.large price and none of the other changes moves by m1.small alone.
+      // The rules whose contribution differs on some point (price-list.md §4), counted here: from
+      // mid-month, a flavor mapping whose cost changed (not project-03's own m1.large price), the
+      // tenant's rate on all its instances, and, for that tenant, every flavor mapping its rate
+      // multiplies (the flat's amount in the group changes with it).
       const effective = Date.parse(EFFECTIVE_AT);
-      const after = [...pointsOf(frames)].filter(({ begin, service }) => begin >= effective && service === 'instance');
-      const small = after.filter(({ point }) => point.metadata.flavor_name === 'm1.small').length;
-      const large = after.filter(({ point }) => point.metadata.flavor_name === 'm1.large' && point.groupby.project_id !== projectId(3)).length;
-      const discounted = after.filter(({ point }) => point.groupby.project_id === projectId(7)).length;
-      const rules = new Map(body.rules.map((rule: any) => [`${rule.module} ${rule.name}`, rule.points]));
-      expect(rules.get('hashmap instance/flavor_name/m1.small')).toBe(small);
-      expect(rules.get('hashmap instance/flavor_name/m1.large')).toBe(large);
-      expect(rules.get('hashmap instance')).toBe(discounted);
+      const counts: Record<string, number> = {};
+      for (const { begin, service, point } of pointsOf(frames)) {
+        if (begin < effective || service !== 'instance') continue;
+        const tenant = point.groupby.project_id;
+        const flavor = point.metadata.flavor_name;
+        const own = LIVE.tenantFlavor[tenant]?.[flavor] !== undefined;
+        const discounted = DRAFT.tenantInstanceRate[tenant] !== undefined;
+        if (discounted || (!own && DRAFT.flavor[flavor] !== LIVE.flavor[flavor])) {
+          const name = `hashmap instance/flavor_name/${flavor}${own ? ` (tenant ${tenant})` : ''}`;
+          counts[name] = (counts[name] ?? 0) + 1;
+        }
+        if (discounted) counts[`hashmap instance (tenant ${tenant})`] = (counts[`hashmap instance (tenant ${tenant})`] ?? 0) + 1;
+      }
+      expect(Object.keys(counts)).toHaveLength(5);
+      expect(Object.fromEntries(body.rules.map((rule: any) => [`${rule.module} ${rule.name}`, rule.points]))).toEqual(counts);
       expect(body.reconciliation.points).toBe(0);
     },
     SIMULATION_TIMEOUT_MS,
