@@ -11,7 +11,10 @@
  *   `rated_data_frames`) CloudKitty 17 drops its whole `/v2` (api/app.py: "v1 storage is used,
  *   disabling v2 API"): `GET` and `POST /v2/dataframes` answer 404 `text/html`. The v1 storage is
  *   only readable through `GET /v1/storage/dataframes`, and writable by CloudKitty's processor
- *   alone. So Tariff's simulation can read stored usage only from a CloudKitty on a v2 storage;
+ *   alone. (Its `V1StorageAdapter`, which the v2 routes would use, ignores `offset` and `limit`,
+ *   answers one dataframe per stored row, `total` their count, the price a SQL `Float`, `qty`
+ *   `Numeric(15, 5)`, and stores a v2 push with `tenant_id` NULL and its period from
+ *   `[collect] period`, not the pushed `end`: moot, as no v2 route reaches it.) So Tariff's simulation can read stored usage only from a CloudKitty on a v2 storage;
  *   these tests use its default one, InfluxDB 1.x (Debian's `influxdb` 1.6.7, influxdb.ts),
  *   `[storage] version = 2, backend = influxdb` (startCloudKitty's `influxDb` option).
  * - **Writes** (`POST /v2/dataframes`, body `{"dataframes": [{period, usage}]}` → 204, empty
@@ -32,7 +35,8 @@
  *   answers **404** `{"message": "No resource found for provided filters."}`, not an empty list
  *   (a page past the end of a non-empty window answers 200 with `total` > 0 and no dataframe).
  *   Times are written as Python's `isoformat()` in CloudKitty's process time zone (`TZ`; UTC
- *   here: `2026-09-01T00:00:00+00:00`). `qty` and `price` come back as JSON numbers, Python's
+ *   here: `2026-09-01T00:00:00+00:00`; with `TZ=Europe/Paris` the same point is
+ *   `2026-10-01T02:00:00+02:00`), and bounds without an offset are read as UTC. `qty` and `price` come back as JSON numbers, Python's
  *   `repr` of the stored double: `1` → `1.0`, `250` → `250.0`, `0.05` → `0.05`, and a price of
  *   more than 17 significant digits rounded (`0.123456789012345678` → `0.12345678901234568`).
  *   `groupby` and `metadata` are text. Points of one time do not come back in the order written
