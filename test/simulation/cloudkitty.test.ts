@@ -78,6 +78,9 @@ function expectSums(actual: any, expected: Expected, what: string, options: { st
   expectAmount(actual.current, expected.current, `${what} current`);
   expectAmount(actual.draft, expected.draft, `${what} draft`);
   expectAmount(actual.delta, expected.delta, `${what} delta`);
+  // delta / current to 28 significant digits, null when current is 0.
+  if (expected.current.isZero()) expect(actual.relative_delta, `${what} relative_delta`).toBeNull();
+  else expectAmount(actual.relative_delta, expected.delta.dividedBy(expected.current), `${what} relative_delta`);
 }
 
 describe.skipIf(!available)("simulating a draft on CloudKitty 17's stored usage", () => {

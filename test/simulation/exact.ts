@@ -49,6 +49,32 @@ export class Exact {
     return a === b;
   }
 
+  /**
+   * `this / other` rounded half-even to `digits` significant digits, as Python's `decimal` does in
+   * a context of that precision.
+   */
+  dividedBy(other: Exact | string, digits = 28): Exact {
+    const divisor = typeof other === 'string' ? Exact.of(other) : other;
+    if (divisor.units === 0n) throw new Error('division by zero');
+    if (this.units === 0n) return Exact.ZERO;
+    const negative = this.units < 0n !== divisor.units < 0n;
+    const numerator = (this.units < 0n ? -this.units : this.units) * 10n ** BigInt(divisor.scale);
+    const denominator = (divisor.units < 0n ? -divisor.units : divisor.units) * 10n ** BigInt(this.scale);
+    const length = (value: bigint) => value.toString().length;
+    // The quotient scaled by 10^shift has `digits` digits before rounding.
+    let shift = digits - 1 - (length(numerator) - length(denominator));
+    const scaled = (by: number): [bigint, bigint, bigint] => {
+      const [n, d] = by >= 0 ? [numerator * 10n ** BigInt(by), denominator] : [numerator, denominator * 10n ** BigInt(-by)];
+      return [n / d, n % d, d];
+    };
+    let [quotient, remainder, d] = scaled(shift);
+    while (length(quotient) > digits) [quotient, remainder, d] = scaled(--shift);
+    while (length(quotient) < digits) [quotient, remainder, d] = scaled(++shift);
+    if (2n * remainder > d || (2n * remainder === d && quotient % 2n === 1n)) quotient += 1n;
+    const units = negative ? -quotient : quotient;
+    return shift >= 0 ? new Exact(units, shift) : new Exact(units * 10n ** BigInt(-shift), 0);
+  }
+
   isZero(): boolean {
     return this.units === 0n;
   }
