@@ -57,12 +57,15 @@ const SIMULATION = '/v2/rating/price_list/simulation';
 /** A simulation of the month reads it all from CloudKitty: allow it time on a busy machine. */
 const SIMULATION_TIMEOUT_MS = 180_000;
 
-/** The query of a simulation of the month. */
-function query(effectiveAt?: string): string {
-  const parameters = new URLSearchParams({ begin: MONTH.begin, end: MONTH.end });
+/** The query of a simulation of the month, or of [begin, end). */
+function query(effectiveAt?: string, period: { begin: string; end: string } = MONTH): string {
+  const parameters = new URLSearchParams({ begin: period.begin, end: period.end });
   if (effectiveAt) parameters.set('effective_at', effectiveAt);
   return parameters.toString();
 }
+
+/** The month's first week: every project, a quarter of the reads. */
+const FIRST_WEEK = { begin: MONTH.begin, end: '2026-09-08T00:00:00+00:00' };
 
 /** Exact decimal text equal to an expected value (the text may differ: `1.50` = `1.5`). */
 function expectAmount(actual: unknown, expected: Exact, what: string): void {
@@ -109,6 +112,7 @@ describe.skipIf(!available)("simulating a draft on CloudKitty 17's stored usage"
     await createLiveRules(server);
     frames = generateUsage();
     await priceUsage(server, frames);
+    // One request at a time: CloudKitty's InfluxDB storage loses points under concurrent writes (cloudkitty-usage.ts).
     const measure = await writeUsage(ck, frames, { framesPerRequest: 24 });
     console.log(`CloudKitty took the month's usage: ${JSON.stringify(measure)}`);
     const exported = await callServer(server, 'GET', '/v2/rating/price_list');
@@ -125,8 +129,8 @@ describe.skipIf(!available)("simulating a draft on CloudKitty 17's stored usage"
   });
 
   /** A JSON simulation of the month with `draft`, usage read from CloudKitty. */
-  async function simulate(draft: unknown, effectiveAt?: string): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${server.url}${SIMULATION}?${query(effectiveAt)}`, {
+  async function simulate(draft: unknown, effectiveAt?: string, period = MONTH): Promise<{ status: number; body: any }> {
+    const response = await fetch(`${server.url}${SIMULATION}?${query(effectiveAt, period)}`, {
       method: 'POST',
       headers: { ...TEST_HEADERS, accept: 'application/json' },
       body: JSON.stringify(draft),
@@ -194,13 +198,15 @@ describe.skipIf(!available)("simulating a draft on CloudKitty 17's stored usage"
   });
 
   it(
-    '(a) a draft equal to the live rules (their export) changes nothing, on every project',
+    "(a) a draft equal to the live rules (their export) changes nothing, on every project (the month's first week)",
     async () => {
-      const { status, body } = await simulate(live);
+      const { status, body } = await simulate(live, undefined, FIRST_WEEK);
       expect(status, JSON.stringify(body).slice(0, 2000)).toBe(200);
-      const expected = expectedSimulation(frames, { draft: false, effectiveAt: MONTH.begin });
+      const week = frames.filter((frame) => frame.begin < Date.parse(FIRST_WEEK.end));
+      expect(week).toHaveLength(7 * 24);
+      const expected = expectedSimulation(week, { draft: false, effectiveAt: FIRST_WEEK.begin });
       expect(body.usage).toBe('cloudkitty');
-      expect(body.totals.points).toBe(countPoints(frames));
+      expect(body.totals.points).toBe(countPoints(week));
       expectSums(body.totals, expected.totals, 'totals');
       expect(body.totals.delta).toBe('0');
       expect(body.totals.changed_points).toBe(0);
