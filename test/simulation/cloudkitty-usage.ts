@@ -340,7 +340,8 @@ export interface WriteMeasure {
 
 /**
  * Writes `frames` into CloudKitty with `POST /v2/dataframes`, `framesPerRequest` dataframes per
- * request, `parallel` requests at a time.
+ * request, `parallel` requests at a time (default 1; more loses points in CloudKitty 17's
+ * InfluxDB storage, see the header: only for measuring).
  */
 export async function writeUsage(
   ck: CloudKitty,

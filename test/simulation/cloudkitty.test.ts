@@ -13,7 +13,7 @@
  * 9,000–9,600 points/s (the month in 17.6–18.6 s); one dataframe (~230 points) per request
  * 9,400 points/s, 240 (~55,000 points) 10,200 points/s: the batch size hardly matters, CloudKitty's
  * validation of each point does; two uWSGI processes and two requests at a time 13,900 points/s
- * (12.1 s). Reading (`GET /v2/dataframes`): an hourly window of ~230 points in one page 30–55 ms,
+ * (12.1 s), but CloudKitty then loses points (cloudkitty-usage.ts): the file writes one at a time. Reading (`GET /v2/dataframes`): an hourly window of ~230 points in one page 30–55 ms,
  * a day (4,900 points) in one page 0.3–0.5 s, 6 hours paged by 100 points (1,211 points, 13 pages)
  * 0.45–0.5 s. The Tariff server reads a day per window (`TARIFF_SIMULATION_WINDOW=86400`, a
  * multiple of the hourly period) to keep the file's run short.
