@@ -367,6 +367,77 @@ describe.skipIf(!available)("simulating a draft on CloudKitty 17's stored usage"
   );
 
   it(
+    "a script sees its tenant's whole dataframe of a period, also when CloudKitty's pages cut it (6 hours, pages of 100 points)",
+    async () => {
+      // A Tariff of its own: scripts run (one sandbox worker), an hourly window, small pages, pyscripts
+      // enabled with no script, no hashmap rule. The draft adds a script pricing every point at the
+      // number of points in its dataframe: one tenant's, one period's, as CloudKitty's processor
+      // gives a script (orchestrator.py: one DataFrame per scope and period).
+      const scripted = await startServerProcess(`sqlite:${join(directory, 'scripted.db')}`, {
+        TARIFF_CLOUDKITTY_API_URL: ck.url,
+        TARIFF_SIMULATION_WINDOW: '3600',
+        TARIFF_SIMULATION_PAGE_POINTS: '100',
+        TARIFF_SANDBOX_WORKERS: '1',
+      });
+      try {
+        expect((await callServer(scripted, 'PUT', '/v1/rating/modules/pyscripts', { module_id: 'pyscripts', enabled: true, priority: 1 })).status).toBe(200);
+        const draft = {
+          scripts: [
+            {
+              name: 'count-points',
+              data: "import decimal\npoints = [point for points in data['usage'].values() for point in points]\nfor point in points:\n    point['rating']['price'] = decimal.Decimal(len(points))\n",
+            },
+          ],
+        };
+        const period = { begin: '2026-09-02T00:00:00+00:00', end: '2026-09-02T06:00:00+00:00' };
+        const hours = frames.filter((frame) => frame.begin >= Date.parse(period.begin) && frame.begin < Date.parse(period.end));
+        // Expected: per project, the sum over the hours of n² (n points in its dataframe, each priced n).
+        const expected = new Map<string, Exact>();
+        let total = Exact.ZERO;
+        for (const frame of hours) {
+          const counts = new Map<string, number>();
+          for (const points of Object.values(frame.usage))
+            for (const point of points) counts.set(point.groupby.project_id, (counts.get(point.groupby.project_id) ?? 0) + 1);
+          for (const [project, n] of counts) {
+            expected.set(project, (expected.get(project) ?? Exact.ZERO).plus(String(n * n)));
+            total = total.plus(String(n * n));
+          }
+        }
+        const check = (body: any, what: string) => {
+          expectAmount(body.totals.current, Exact.ZERO, `${what} totals current`);
+          expectAmount(body.totals.draft, total, `${what} totals draft`);
+          for (const project of body.projects) expectAmount(project.draft, expected.get(project.project_id)!, `${what} ${project.project_id} draft`);
+        };
+        // The same hours as a file: one whole dataframe per line.
+        const form = new FormData();
+        form.append('price_list', new Blob([JSON.stringify(draft)], { type: 'application/json' }), 'draft.json');
+        form.append('usage', new Blob([hours.map((frame) => `${dataframeLine(frame)}\n`).join('')], { type: 'application/x-ndjson' }), 'usage.jsonl');
+        const fromFile = await fetch(`${scripted.url}${SIMULATION}?${query(undefined, period)}`, {
+          method: 'POST',
+          headers: { 'x-tariff-datetimes': 'offset', accept: 'application/json' },
+          body: form,
+          signal: AbortSignal.timeout(SIMULATION_TIMEOUT_MS),
+        });
+        const fileText = await fromFile.text();
+        expect(fromFile.status, fileText.slice(0, 2000)).toBe(200);
+        check(JSON.parse(fileText), 'file');
+        const fromCloudKitty = await fetch(`${scripted.url}${SIMULATION}?${query(undefined, period)}`, {
+          method: 'POST',
+          headers: { ...TEST_HEADERS, accept: 'application/json' },
+          body: JSON.stringify(draft),
+          signal: AbortSignal.timeout(SIMULATION_TIMEOUT_MS),
+        });
+        const text = await fromCloudKitty.text();
+        expect(fromCloudKitty.status, text.slice(0, 2000)).toBe(200);
+        check(JSON.parse(text), 'CloudKitty');
+      } finally {
+        await scripted.stop();
+      }
+    },
+    SIMULATION_TIMEOUT_MS,
+  );
+
+  it(
     '(e) CloudKitty killed mid-way, answer streamed: the last line is an error and no result line is written',
     async () => {
       const response = await fetch(`${server.url}${SIMULATION}?${query(EFFECTIVE_AT)}`, {
