@@ -7661,6 +7661,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/rating/price_list/simulation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Price stored usage with the current rules and with a draft price list (docs/price-list.md §4); nothing is written */
+        post: {
+            parameters: {
+                query: {
+                    /** @description ISO 8601: the first dataframe begin read */
+                    begin: string;
+                    /** @description ISO 8601; default begin: when the draft takes over */
+                    effective_at?: string;
+                    /** @description ISO 8601: dataframes that begin before it are read */
+                    end: string;
+                    /** @description projects and services in the movers lists (default 10) */
+                    top?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The result (JSON), its rows (CSV) or progress lines and the result (NDJSON) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description Bad input; a malformed document lists every problem in `problems`, with its path (and line and column) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            debuginfo: never | null;
+                            /** @enum {string} */
+                            faultcode: "Client" | "Server";
+                            faultstring: string;
+                            problems?: {
+                                column?: number;
+                                line?: number;
+                                message: string;
+                                path: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Keystone mode: no valid token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            debuginfo: never | null;
+                            /** @enum {string} */
+                            faultcode: "Client" | "Server";
+                            faultstring: string;
+                        };
+                    };
+                };
+                /** @description Keystone mode: the policy does not allow the call */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            debuginfo: never | null;
+                            /** @enum {string} */
+                            faultcode: "Client" | "Server";
+                            faultstring: string;
+                        };
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            debuginfo: never | null;
+                            /** @enum {string} */
+                            faultcode: "Client" | "Server";
+                            faultstring: string;
+                        };
+                    };
+                };
+                /** @description Request body not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            debuginfo: never | null;
+                            /** @enum {string} */
+                            faultcode: "Client" | "Server";
+                            faultstring: string;
+                        };
+                    };
+                };
+                /** @description A service Tariff reads from (CloudKitty) failed or is unreachable */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            debuginfo: never | null;
+                            /** @enum {string} */
+                            faultcode: "Client" | "Server";
+                            faultstring: string;
+                        };
+                    };
+                };
+                /** @description Database or script sandbox unavailable (may come with Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            debuginfo: never | null;
+                            /** @enum {string} */
+                            faultcode: "Client" | "Server";
+                            faultstring: string;
+                        };
+                    };
+                };
+                /** @description A service Tariff reads from (CloudKitty) or the work itself took too long */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {object|null} */
+                            debuginfo: never | null;
+                            /** @enum {string} */
+                            faultcode: "Client" | "Server";
+                            faultstring: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/rating/quote": {
         parameters: {
             query?: never;
