@@ -38,27 +38,43 @@ export function onUnauthenticated(listener: () => void): () => void {
   return () => unauthenticatedListeners.delete(listener);
 }
 
-/** Sends a request with the console's header and reads the answer as text. @throws ApiError */
-export async function callText(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<string> {
+/**
+ * Sends a request with the console's headers and answers its response, not yet read, when its
+ * status is a success. `body` may be a `FormData` (the browser writes its multipart type);
+ * `signal` aborts the request and the reading of its answer.
+ *
+ * @throws ApiError for any other status, with the fault the answer carries.
+ */
+export async function send(
+  method: string,
+  path: string,
+  body?: string | FormData,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   const response = await fetch(path, {
     method,
     headers: { [CONSOLE_HEADER]: '1', [DATETIMES_HEADER]: 'offset', prefer: 'return=representation', ...headers },
     body,
     credentials: 'same-origin',
+    signal,
   });
+  if (response.ok) return response;
   const text = await response.text();
-  if (!response.ok) {
-    if (response.status === 401) unauthenticatedListeners.forEach((listener) => listener());
-    let fault: { faultstring?: string; message?: string } | undefined;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      fault = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : undefined;
-    } catch {
-      fault = undefined;
-    }
-    throw new ApiError(response.status, fault?.faultstring ?? fault?.message ?? `${response.status} ${response.statusText}`, fault);
+  if (response.status === 401) unauthenticatedListeners.forEach((listener) => listener());
+  let fault: { faultstring?: string; message?: string } | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    fault = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : undefined;
+  } catch {
+    fault = undefined;
   }
-  return text;
+  throw new ApiError(response.status, fault?.faultstring ?? fault?.message ?? `${response.status} ${response.statusText}`, fault);
+}
+
+/** Sends a request with the console's header and reads the answer as text. @throws ApiError */
+export async function callText(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<string> {
+  return (await send(method, path, body, headers)).text();
 }
 
 /** Sends a JSON request and reads the JSON answer (none for 204). @throws ApiError */
