@@ -21,11 +21,14 @@ import {
   type SubmitOptions,
 } from '../../api/price-list.js';
 import { PriceListExport } from './export.js';
+import { PriceListImpact } from './impact.js';
 import { PriceListProblems } from './problems.js';
 import './price-list.css';
 
 /** A dry run's diff and exactly what it was computed for: the apply sends the same. */
 interface Review {
+  /** Which dry run it is: the impact section starts afresh for each. */
+  id: number;
   diff: PriceListDiff;
   text: string;
   format: DocumentFormat;
@@ -59,6 +62,7 @@ export function PriceList() {
   const [unversionedRefused, setUnversionedRefused] = useState(false);
   const [problems, setProblems] = useState<PriceListProblem[] | undefined>();
   const [busy, setBusy] = useState(false);
+  const reviews = useRef(0);
   const documentArea = useRef<HTMLTextAreaElement>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
 
@@ -94,7 +98,7 @@ export function PriceList() {
     setConfirming(false);
     try {
       const diff = await submitPriceList(text, format, { ...options, dryRun: true });
-      setReview({ diff, text, format, options });
+      setReview({ id: ++reviews.current, diff, text, format, options });
     } catch (error) {
       setReview(undefined);
       showOutcome(error);
@@ -246,10 +250,12 @@ export function PriceList() {
       )}
       {problems !== undefined && <PriceListProblems problems={problems} onShowLine={showLine} />}
 
+      <div aria-live="polite">{review !== undefined && <PriceListDiffView diff={review.diff} title="Changes of this document (dry run)" />}</div>
+      {/* Outside the live regions: its progress is its own status, not the page's news. */}
+      {review !== undefined && <PriceListImpact key={review.id} draft={{ text: review.text, format: review.format }} />}
       <div aria-live="polite">
         {review !== undefined && (
           <>
-            <PriceListDiffView diff={review.diff} title="Changes of this document (dry run)" />
             {review.diff.changes.length > 0 && (
               <div class="price-list-apply">
                 {confirming ? (
