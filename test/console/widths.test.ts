@@ -16,6 +16,7 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM_AVAILABLE } from './browser.js';
 import { accessibilityViolations, saveScreenshot, startConsole, type ConsoleUnderTest } from './harness.js';
 import { layoutFaults } from './layout-faults.js';
+import { usageFile, type UsageDataframe } from '../simulation/simulation.js';
 
 const H = '/v1/rating/module_config/hashmap';
 const P = '/v1/rating/module_config/pyscripts';
@@ -73,9 +74,71 @@ const PAGES: ConsolePage[] = [
       await page.getByRole('heading', { name: 'Changes of this document (dry run)' }).waitFor();
     },
   },
+  {
+    name: 'price-list-impact',
+    path: 'price-list',
+    async ready(page) {
+      // m1.small dearer, the volumes cheaper: the instances on m1.small cost more, the one on m1.large less.
+      const document = {
+        services: {
+          compute: {
+            mappings: [{ cost: '0.5', name: 'compute-base' }],
+            fields: { flavor: { mappings: [{ value: 'm1.small', cost: '1.25', name: 'm1-small' }] } },
+          },
+          volume: { mappings: [{ cost: '0.008', name: 'volume-gb' }] },
+        },
+      };
+      await page.getByRole('textbox', { name: 'Document' }).fill(JSON.stringify(document));
+      await page.getByRole('button', { name: 'Show the changes (dry run)' }).click();
+      await page.getByRole('heading', { name: 'Impact on stored usage' }).waitFor();
+      await page.getByLabel('Usage from (UTC)').fill(new Date(USAGE_BEGIN).toISOString().slice(0, 19));
+      await page.getByLabel('Usage until (UTC)').fill(new Date(USAGE_BEGIN + USAGE_HOURS * HOUR).toISOString().slice(0, 19));
+      await page.getByLabel('A usage file').check();
+      await page.getByLabel('Usage file (JSON Lines of CloudKitty v2 dataframes, optionally gzip)').setInputFiles({
+        name: 'usage.jsonl',
+        mimeType: 'application/x-ndjson',
+        buffer: usageFile(impactUsage()),
+      });
+      await page.getByRole('button', { name: 'Show the impact' }).click();
+      await page.locator('[data-impact-result] table.impact-projects').waitFor();
+      // Bars on both sides of zero.
+      expect(await page.locator('.impact-chart-less').count()).toBeGreaterThan(0);
+      expect(await page.locator('.impact-chart-more').count()).toBeGreaterThan(0);
+    },
+  },
   { name: 'mapping-history', path: 'history/mappings/m1-large', ready: (page) => page.locator('table.history-table tbody tr').first().waitFor() },
   { name: 'script-history', path: 'history/scripts/discount', ready: (page) => page.locator('table.history-table tbody tr').first().waitFor() },
 ];
+
+const HOUR = 3_600_000;
+/** The impact's usage: from tomorrow's first full hour (the rules start when the test writes them), a few hours. */
+const USAGE_BEGIN = Math.ceil(Date.now() / HOUR) * HOUR + 24 * HOUR;
+const USAGE_HOURS = 6;
+
+/** Hourly usage of three projects named as Keystone names them: a small or large instance and a volume each. */
+function impactUsage(): UsageDataframe[] {
+  const projects = [PROJECT, 'f3c1d2e4b5a697887766554433221100', '0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a'];
+  return Array.from({ length: USAGE_HOURS }, (_, hour) => {
+    const begin = USAGE_BEGIN + hour * HOUR;
+    return {
+      period: { begin: new Date(begin).toISOString(), end: new Date(begin + HOUR).toISOString() },
+      usage: {
+        compute: projects.map((project, index) => ({
+          vol: { unit: 'instance', qty: '1' },
+          rating: { price: '1' },
+          groupby: { project_id: project, id: `instance-${index}` },
+          metadata: { flavor: index === 1 ? 'm1.large' : 'm1.small' },
+        })),
+        volume: projects.map((project, index) => ({
+          vol: { unit: 'GiB', qty: '50' },
+          rating: { price: '0.5' },
+          groupby: { project_id: project, id: `volume-${index}` },
+          metadata: { volume_type: 'ssd' },
+        })),
+      },
+    };
+  });
+}
 
 describe.skipIf(!CHROMIUM_AVAILABLE)('the console at 1024, 1366 and 1920 px', () => {
   let tariff: ConsoleUnderTest;
