@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simulationPath, uploadBody, usageFile, type UsageDataframe } from '../simulation/simulation.js';
+import { HOUR, isoTime as iso, simulationPath, TOMORROW, uploadBody, usageFile, type UsageDataframe } from '../simulation/simulation.js';
 import { CHROMIUM_AVAILABLE } from './browser.js';
 import { accessibilityViolations, saveScreenshot, SCREENSHOTS, startConsole, type ConsoleUnderTest } from './harness.js';
 import { layoutFaults } from './layout-faults.js';
@@ -39,10 +39,9 @@ const DRAFT = structuredClone(LIVE);
 DRAFT.services.instance.fields.flavor_name.mappings[1].cost = '2.25';
 DRAFT.services.instance.fields.flavor_name.mappings[2].cost = '1.25';
 
-const HOUR = 3_600_000;
 const HOURS = 24;
-/** A day of hourly usage from tomorrow's first full hour (the live rules start when the test applies them). */
-const BEGIN = Math.ceil(Date.now() / HOUR) * HOUR + 24 * HOUR;
+/** A day of hourly usage from tomorrow (the live rules start when the test applies them). */
+const BEGIN = TOMORROW;
 /** The draft takes over 6 hours in: 18 hours of m1.large change. */
 const EFFECTIVE_AT = BEGIN + 6 * HOUR;
 const END = BEGIN + HOURS * HOUR;
@@ -50,7 +49,6 @@ const PROJECTS = ['project-a', 'project-b', 'project-c'];
 /** The hour whose stored instance prices for project-c are wrong (the reconciliation finds them). */
 const WRONG_HOUR = 3;
 
-const iso = (time: number) => new Date(time).toISOString().replace('.000Z', '+00:00');
 /** A time as the form's `datetime-local` controls take it (UTC, to the second). */
 const local = (time: number) => new Date(time).toISOString().slice(0, 19);
 

@@ -16,7 +16,7 @@ import type { Page } from 'playwright-core';
 import { CHROMIUM_AVAILABLE } from './browser.js';
 import { accessibilityViolations, saveScreenshot, startConsole, type ConsoleUnderTest } from './harness.js';
 import { layoutFaults } from './layout-faults.js';
-import { usageFile, type UsageDataframe } from '../simulation/simulation.js';
+import { HOUR, TOMORROW, usageFile, type UsageDataframe } from '../simulation/simulation.js';
 
 const H = '/v1/rating/module_config/hashmap';
 const P = '/v1/rating/module_config/pyscripts';
@@ -110,9 +110,8 @@ const PAGES: ConsolePage[] = [
   { name: 'script-history', path: 'history/scripts/discount', ready: (page) => page.locator('table.history-table tbody tr').first().waitFor() },
 ];
 
-const HOUR = 3_600_000;
-/** The impact's usage: from tomorrow's first full hour (the rules start when the test writes them), a few hours. */
-const USAGE_BEGIN = Math.ceil(Date.now() / HOUR) * HOUR + 24 * HOUR;
+/** The impact's usage: from tomorrow (the rules start when the test writes them), a few hours. */
+const USAGE_BEGIN = TOMORROW;
 const USAGE_HOURS = 6;
 
 /** Hourly usage of three projects named as Keystone names them: a small or large instance and a volume each. */

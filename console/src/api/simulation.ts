@@ -105,7 +105,11 @@ export interface SimulationResult {
   movers: { projects: ProjectImpact[]; services: ServiceImpact[] };
   /** The rules that change prices, most points first. */
   rules: ChangingRule[];
-  reconciliation: Reconciled & { projects: ReconciledProject[]; findings: ReconciliationFinding[]; findings_omitted: number };
+  /**
+   * The projects' `windows` list the first TARIFF_SIMULATION_MAX_FINDINGS windows in all, and
+   * `findings` as many points: `windows_omitted` and `findings_omitted` count the rest.
+   */
+  reconciliation: Reconciled & { projects: ReconciledProject[]; findings: ReconciliationFinding[]; findings_omitted: number; windows_omitted: number };
 }
 
 /** A progress line's members. */

@@ -263,7 +263,12 @@ function Reconciliation({ result }: { result: SimulationResult }) {
             </div>
           </dl>
           <table class="impact-table impact-reconciled">
-            <caption>By project, with the collection periods concerned</caption>
+            <caption>
+              By project, with the collection periods concerned
+              {reconciliation.windows_omitted > 0
+                ? ` (the server listed the first ones: ${countOf(reconciliation.windows_omitted, 'more period')} left out)`
+                : ''}
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Project</th>

@@ -142,7 +142,10 @@ export function PriceListImpact({ draft }: { draft: { text: string; format: Docu
                 accept=".jsonl,.ndjson,.json,.gz,application/x-ndjson,application/jsonl,application/gzip"
                 onChange={(event) => setFile(event.currentTarget.files?.[0])}
               />
-              <small class="hint">One dataframe a line, as CloudKitty’s GET /v2/dataframes answers them; uploaded as it is read.</small>
+              <small class="hint">
+                One dataframe a line, as CloudKitty’s GET /v2/dataframes answers them. The server prices it as it arrives: the whole file must arrive within its
+                request timeout (TARIFF_REQUEST_TIMEOUT, 300 s by default).
+              </small>
             </div>
           )}
         </fieldset>
