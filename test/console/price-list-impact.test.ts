@@ -5,8 +5,12 @@
  * projects' table and chart, its changing rules and its reconciliation shown with exactly the
  * values the API gives for the same upload; a usage file that fails mid-way (an `error` line) shows
  * the fault and no totals, not even the previous result's; CloudKitty asked for on a server that
- * does not read it shows the server's 400 naming the setting.
+ * does not read it shows the server's 400 naming the setting. Then usage read by Tariff from a
+ * stand-in CloudKitty whose windows the test holds: the points read show while it reads, no result
+ * before its line, the result as the API gives it, and a stopped simulation shows nothing.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, isoTime as iso, simulationPath, TOMORROW, uploadBody, usageFile, type UsageDataframe } from '../simulation/simulation.js';
@@ -327,5 +331,136 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the impact of a reviewed draft on the pric
       "No CloudKitty API is configured (TARIFF_CLOUDKITTY_API_URL) to read stored usage from: send a usage file (multipart part 'usage').",
     );
     expect(await page.locator('[data-total]').count()).toBe(0);
+  });
+});
+
+/** A stand-in for CloudKitty's `GET /v2/dataframes` serving {@link usage}, a window held until the test lets it go. */
+interface StandInCloudKitty {
+  url: string;
+  /** Holds the answer for the window that begins at `time` until {@link release}. */
+  hold(time: number): void;
+  release(): void;
+  /** The windows asked for, by their begin (epoch ms). */
+  asked: number[];
+  close(): Promise<void>;
+}
+
+async function standInCloudKitty(): Promise<StandInCloudKitty> {
+  const dataframes = usage();
+  let held: { time: number; gate: Promise<void>; open: () => void } | undefined;
+  const asked: number[] = [];
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/v2/dataframes') {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      return response.end(JSON.stringify({ message: 'No such route in this stand-in.' }));
+    }
+    const begin = Date.parse(url.searchParams.get('begin')!);
+    const end = Date.parse(url.searchParams.get('end')!);
+    const offset = Number(url.searchParams.get('offset'));
+    asked.push(begin);
+    const inWindow = dataframes.filter((dataframe) => Date.parse(dataframe.period.begin) >= begin && Date.parse(dataframe.period.begin) < end);
+    const total = inWindow.reduce((sum, dataframe) => sum + Object.values(dataframe.usage).reduce((count, points) => count + points.length, 0), 0);
+    const answer = () => {
+      if (total === 0) {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        return response.end(JSON.stringify({ message: 'No resource found for provided filters.' }));
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ total, dataframes: offset === 0 ? inWindow : [] }));
+    };
+    if (held !== undefined && held.time === begin) void held.gate.then(answer);
+    else answer();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hold(time) {
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      held = { time, gate, open };
+    },
+    release() {
+      held?.open();
+      held = undefined;
+    },
+    asked,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe.skipIf(!CHROMIUM_AVAILABLE)('the impact of a reviewed draft on usage Tariff reads from CloudKitty, in chromium', () => {
+  let cloudKitty: StandInCloudKitty;
+  let tariff: ConsoleUnderTest;
+
+  beforeAll(async () => {
+    cloudKitty = await standInCloudKitty();
+    tariff = await startConsole({ priceList: LIVE, environment: { TARIFF_CLOUDKITTY_API_URL: cloudKitty.url } });
+    tariff.page.setDefaultTimeout(20_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    cloudKitty?.release();
+    await tariff?.close();
+    await cloudKitty?.close();
+  });
+
+  /** Reviews the draft and asks for its impact on the test's day, read from CloudKitty. */
+  const run = async () => {
+    const page = tariff.page;
+    await page.goto(tariff.at('price-list'));
+    await page.getByRole('textbox', { name: 'Document' }).fill(JSON.stringify(DRAFT));
+    await page.getByRole('button', { name: 'Show the changes (dry run)' }).click();
+    await page.getByLabel('Usage from (UTC)').fill(local(BEGIN));
+    await page.getByLabel('Usage until (UTC)').fill(local(END));
+    await page.getByLabel('Draft in force from (UTC)').fill(local(EFFECTIVE_AT));
+    await page.getByRole('button', { name: 'Show the impact' }).click();
+  };
+
+  it('shows the points read while CloudKitty is read, then the result as the API gives it', { timeout: 90_000 }, async () => {
+    const page = tariff.page;
+    // Three windows read (9 points an hour), the fourth held. The windows done lag by one while a
+    // window is awaited: the server counts a window done when it asks for the next.
+    cloudKitty.hold(BEGIN + 3 * HOUR);
+    await run();
+    const status = page.locator('.impact-progress');
+    await expect.poll(() => status.textContent(), { timeout: 20_000 }).toMatch(/^Reading usage: 27 points read, [23] of 24 windows, \d+ s\.$/);
+    expect(await page.locator('[data-impact-result]').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Show the impact' }).isDisabled()).toBe(true);
+    cloudKitty.release();
+    const result = page.locator('[data-impact-result]');
+    await result.waitFor();
+    expect(await status.textContent()).toBe('');
+
+    const path = simulationPath({ begin: iso(BEGIN), end: iso(END), effective_at: iso(EFFECTIVE_AT) });
+    const api = await tariff.api<ApiResult>('POST', path, DRAFT);
+    expect(api.totals).toMatchObject({ points: HOURS * 9, changed_points: 54, delta: '4.5' });
+    for (const key of ['stored', 'current', 'draft', 'delta'] as const) {
+      expect(await result.locator(`dd[data-total="${key}"]`).textContent()).toBe(api.totals[key]);
+    }
+    expect(await result.locator('table.impact-projects tbody tr td[data-delta]').allTextContents()).toEqual(api.projects.map((project) => project.delta));
+    expect((await result.locator('h3').first().textContent()) ?? '').toMatch(/^Impact on /);
+    expect(await result.locator('p').first().textContent()).toMatch(/^Usage from CloudKitty;/);
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
+  it('stops a simulation on request: no result, and the next one runs', { timeout: 90_000 }, async () => {
+    const page = tariff.page;
+    cloudKitty.hold(BEGIN + 2 * HOUR);
+    await run();
+    const status = page.locator('.impact-progress');
+    await expect.poll(() => status.textContent(), { timeout: 20_000 }).toMatch(/^Reading usage: 18 points read, [12] of 24 windows/);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    expect(await status.textContent()).toBe('Stopped: no result.');
+    cloudKitty.release();
+    expect(await page.locator('[data-impact-result]').count()).toBe(0);
+    // The server ended the stopped one (one simulation at a time): the next is not refused as busy.
+    await page.getByRole('button', { name: 'Show the impact' }).click();
+    await page.locator('[data-impact-result], [data-impact-fault]').first().waitFor();
+    expect(await page.locator('[data-impact-fault]').allTextContents()).toEqual([]);
+    expect(await page.locator('[data-impact-result]').count()).toBe(1);
   });
 });
