@@ -13,6 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify as stringifyYaml } from 'yaml';
 import { HOUR, isoTime as iso, simulationPath, TOMORROW, uploadBody, usageFile, type UsageDataframe } from '../simulation/simulation.js';
 import { CHROMIUM_AVAILABLE } from './browser.js';
 import { accessibilityViolations, saveScreenshot, SCREENSHOTS, startConsole, type ConsoleUnderTest } from './harness.js';
@@ -129,11 +130,11 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the impact of a reviewed draft on the pric
     return response.text();
   };
 
-  /** Opens the page, reviews the draft (dry run) and fills the impact form for the test's period. */
-  const reviewDraft = async () => {
+  /** Opens the page, reviews the draft (dry run; JSON unless told) and fills the impact form for the test's period. */
+  const reviewDraft = async (text = JSON.stringify(DRAFT, null, 2)) => {
     const page = tariff.page;
     await page.goto(tariff.at('price-list'));
-    await page.getByRole('textbox', { name: 'Document' }).fill(JSON.stringify(DRAFT, null, 2));
+    await page.getByRole('textbox', { name: 'Document' }).fill(text);
     await page.getByRole('button', { name: 'Show the changes (dry run)' }).click();
     await page.getByRole('heading', { name: 'Impact on stored usage' }).waitFor();
     await page.getByLabel('Usage from (UTC)').fill(local(BEGIN));
@@ -286,7 +287,8 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the impact of a reviewed draft on the pric
 
   it('shows the fault of an error line and no totals, not even the previous result’s', { timeout: 60_000 }, async () => {
     const page = tariff.page;
-    await reviewDraft();
+    // The draft as YAML: its part goes as application/yaml.
+    await reviewDraft(stringifyYaml(DRAFT));
     await page.getByLabel('A usage file').check();
     const input = page.getByLabel('Usage file (JSON Lines of CloudKitty v2 dataframes, optionally gzip)');
     await input.setInputFiles({ name: 'usage.jsonl', mimeType: 'application/x-ndjson', buffer: usageFile(usage().slice(0, 2)) });
@@ -412,7 +414,8 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the impact of a reviewed draft on usage Ta
   const run = async () => {
     const page = tariff.page;
     await page.goto(tariff.at('price-list'));
-    await page.getByRole('textbox', { name: 'Document' }).fill(JSON.stringify(DRAFT));
+    // As YAML: the body is the draft alone, application/yaml.
+    await page.getByRole('textbox', { name: 'Document' }).fill(stringifyYaml(DRAFT));
     await page.getByRole('button', { name: 'Show the changes (dry run)' }).click();
     await page.getByLabel('Usage from (UTC)').fill(local(BEGIN));
     await page.getByLabel('Usage until (UTC)').fill(local(END));
