@@ -292,8 +292,13 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the impact of a reviewed draft on the pric
     await page.getByLabel('A usage file').check();
     const input = page.getByLabel('Usage file (JSON Lines of CloudKitty v2 dataframes, optionally gzip)');
     await input.setInputFiles({ name: 'usage.jsonl', mimeType: 'application/x-ndjson', buffer: usageFile(usage().slice(0, 2)) });
+    // In force only at the end: nothing moves, and the chart says so in words.
+    await page.getByLabel('Draft in force from (UTC)').fill(local(END));
     await page.getByRole('button', { name: 'Show the impact' }).click();
     await page.locator('[data-impact-result] dd[data-total="delta"]').waitFor();
+    expect(await page.locator('dd[data-total="delta"]').textContent()).toBe('0');
+    expect(await page.locator('[data-nothing-moves]').count()).toBe(1);
+    expect(await page.locator('.impact-chart').count()).toBe(0);
 
     // Two good dataframes, then a line that is not one: the server has started, so it answers 200 and ends with an error line.
     const broken = Buffer.concat([usageFile(usage().slice(0, 2)), Buffer.from('{"period": {}}\n')]);

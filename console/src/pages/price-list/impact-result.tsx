@@ -325,7 +325,13 @@ export function ImpactResult({ result, source }: { result: SimulationResult; sou
         time it takes effect. Delta: draft minus current rules.
       </p>
       <Totals result={result} />
-      {result.movers.projects.length > 0 && <ImpactChart projects={result.movers.projects} />}
+      {result.movers.projects.some((project) => project.delta !== '0') ? (
+        <ImpactChart projects={result.movers.projects} />
+      ) : (
+        <p class="hint" data-nothing-moves>
+          No project’s charge moves: the draft gives these points their current prices.
+        </p>
+      )}
       {result.projects.length === 0 ? <p class="hint">No point of the usage falls in this period.</p> : <ProjectTable projects={result.projects} />}
       <Rules result={result} />
       <Reconciliation result={result} />
