@@ -5,8 +5,9 @@
  *
  * CloudKitty compat: `GET /v2/dataframes?begin&end&offset&limit` answers `{"total": n,
  * "dataframes": [...]}`, or 404 `{"message": "No resource found for provided filters."}` when the
- * window holds nothing. Its v2 storages (InfluxDB, Elasticsearch, OpenSearch, Loki) count `total`,
- * `offset` and `limit` in points. On its v1 SQL storage CloudKitty (17 at least) serves no `/v2`
+ * window holds nothing. Its v2 storages (InfluxDB and Elasticsearch in CloudKitty 17; OpenSearch
+ * and Loki in later releases) count `total`, `offset` and `limit` in points, and a page may end
+ * inside a period: the pieces are put together per window. On its v1 SQL storage CloudKitty (17 at least) serves no `/v2`
  * route at all: every `/v2` path is Flask's 404 `text/html` page, which is a fault here, not an
  * empty window (read as one, it made a simulation of nothing, "no change"). Reading pages until the
  * points read reach `total` would also end a storage that counted `total` in dataframes. A non-admin caller is answered
@@ -91,6 +92,10 @@ export async function* readCloudKittyUsage(
   progress.windowsDone = 0;
   for (let windowBegin = first; windowBegin < last; windowBegin += source.windowMs) {
     const windowEnd = Math.min(last, windowBegin + source.windowMs);
+    // CloudKitty pages by points: a period cut by a page comes back as two dataframes. The
+    // window's pieces of each period are put together before any is given (a script sees a
+    // tenant's whole period, as CloudKitty's processor gave it): memory follows the window.
+    const periods = new Map<string, StoredDataframe>();
     let offset = 0;
     for (;;) {
       const page = await readPage(source, new Date(windowBegin), new Date(windowEnd), offset, signal);
@@ -98,12 +103,28 @@ export async function* readCloudKittyUsage(
       for (const dataframe of page.dataframes) {
         for (const list of dataframe.usage.values()) points += list.length;
         const time = dataframe.begin.getTime();
-        if (time >= windowBegin && time < windowEnd) yield dataframe;
+        if (time >= windowBegin && time < windowEnd) addPiece(periods, dataframe);
       }
       offset += points;
       if (points === 0 || offset >= page.total) break;
     }
+    yield* [...periods.values()].sort((a, b) => a.begin.getTime() - b.begin.getTime());
     progress.windowsDone += 1;
+  }
+}
+
+/** Adds a piece of a period's dataframe to the one already read for the same period, or keeps it. */
+function addPiece(periods: Map<string, StoredDataframe>, piece: StoredDataframe): void {
+  const key = `${piece.begin.getTime()}/${piece.end.getTime()}`;
+  const whole = periods.get(key);
+  if (whole === undefined) {
+    periods.set(key, piece);
+    return;
+  }
+  for (const [service, points] of piece.usage) {
+    const list = whole.usage.get(service);
+    if (list) for (const point of points) list.push(point);
+    else whole.usage.set(service, points);
   }
 }
 
