@@ -140,6 +140,24 @@ describe(`simulating a draft price list on ${testDatabaseKind()}`, () => {
     expect(response.body.totals.delta).toBe('0');
   });
 
+  it("reconciles a stored price that CloudKitty's InfluxDB kept as the current price's double, and only that", async () => {
+    // 0.01 × 12.3456789012345678 = 0.123456789012345678; its double's shortest text has 17 digits.
+    const point = (price: string) => ({
+      vol: { unit: 'GiB', qty: '12.3456789012345678' },
+      rating: { price },
+      groupby: { project_id: 'project-a' },
+      metadata: {},
+    });
+    const frame = (hour: number, price: string): UsageDataframe => ({
+      period: { begin: iso(BEGIN.getTime() + hour * HOUR), end: iso(BEGIN.getTime() + (hour + 1) * HOUR) },
+      usage: { volume: [point(price)] },
+    });
+    const frames = [frame(0, '0.12345678901234568'), frame(1, '0.123456789012345678'), frame(2, '0.1234567890123457')];
+    const response = await simulate(t, live, usageFile(frames), PERIOD);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.reconciliation.findings.map((finding: { stored: string }) => finding.stored)).toEqual(['0.1234567890123457']);
+  });
+
   it('lists at most TARIFF_SIMULATION_MAX_FINDINGS findings and windows, and counts every point in the totals', async () => {
     const config = loadConfig({});
     const capped = await startTestApp({ config: { simulation: { ...config.simulation, maxFindings: 1 } } });

@@ -115,6 +115,21 @@ function sourceTextKey(desc: Record<string, unknown>): string {
   return key;
 }
 
+/**
+ * Whether a stored price is the current rules' price. CloudKitty compat: its InfluxDB storage
+ * keeps prices as doubles, so a price of more than 15 significant digits comes back as the
+ * nearest double's shortest text (`0.12345678901234568` for `0.123456789012345678`): such a stored
+ * text reconciles when it is that double of the current price. Shorter texts are compared exactly.
+ */
+function reconciles(stored: Exact, storedText: string, current: Exact): boolean {
+  if (stored.eq(current)) return true;
+  const digits = storedText
+    .replace(/^[+-]?0*\.?0*/, '')
+    .replace(/[eE].*$/, '')
+    .replace('.', '').length;
+  return digits >= 15 && Number(storedText) === Number(current.toString());
+}
+
 /** The sorted times at which some module of `snapshots` changes its prices; null when a module cannot tell. */
 function changeTimes(snapshots: readonly RatingSnapshot[], effectiveAt: number): number[] | null {
   const times = new Set<number>([effectiveAt]);
@@ -294,7 +309,7 @@ export class Simulation {
       }
       list.forEach((distinct, index) => {
         this.totals.distinctPoints += 1;
-        distinct.mismatch = !distinct.stored.eq(distinct.current);
+        distinct.mismatch = !reconciles(distinct.stored, points[index].point.price, distinct.current);
         if (distinct.mismatch) {
           for (const { begin, end, count } of distinct.unpriced!.sightings) {
             const finding = { projectId: distinct.projectId, service: distinct.service, begin, end, point: points[index].point, current: distinct.current };
@@ -409,7 +424,7 @@ export class Simulation {
           if (samePoints && !currentPrice.eq(draftPrice)) {
             this.totals.addChangedRules(changedRules(this.current, this.draft, currentPoints[index].explain, draftPoints[index].explain), 1);
           }
-          if (samePoints && !stored.eq(currentPrice))
+          if (samePoints && !reconciles(stored, point.price, currentPrice))
             this.totals.addFinding({ projectId: tenant, service, begin: dataframe.begin, end: dataframe.end, point, current: currentPrice }, stored);
         });
         // A script that changed the number of points: its prices count by service, point by point as it left them.
