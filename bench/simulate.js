@@ -49,6 +49,7 @@ const { values } = parseArgs({
     'ck-points': { type: 'string', default: '50000' },
     python: { type: 'string', default: '/usr/bin/python3' },
     'no-cloudkitty': { type: 'boolean', default: false },
+    only: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -59,6 +60,7 @@ if (values.help) {
   --ck-points N     points CloudKitty's engine prices, for its points/s (default 50000)
   --python PATH     Python with python3-cloudkitty (default /usr/bin/python3)
   --no-cloudkitty   skip CloudKitty's engine
+  --only KIND       run one usage: repeated or distinct (for a profile)
   -h, --help`);
   process.exit(0);
 }
@@ -176,7 +178,7 @@ async function main() {
   );
 
   const results = {};
-  for (const kind of ['repeated', 'distinct']) {
+  for (const kind of values.only ? [values.only] : ['repeated', 'distinct']) {
     // Fetching stand-in, timed alone: the dataframes made without pricing.
     let started = performance.now();
     let cpuStarted = process.cpuUsage();
@@ -237,6 +239,7 @@ async function main() {
     for (const kind of ['repeated', 'distinct'])
       console.log(`ratio ${kind}: Tariff / CloudKitty = ${(results[kind].pricingPointsPerSecond / perSide).toFixed(1)}×`);
   }
+  if (values.only) return;
   const pass = results.repeated.pricingPointsPerSecond >= TARGETS.repeated && results.distinct.pricingPointsPerSecond >= TARGETS.distinct;
   const memory = Math.max(results.repeated.peakAboveMegabytes, results.distinct.peakAboveMegabytes) <= TARGETS.peakMegabytes;
   console.log(

@@ -47,11 +47,16 @@ interface Sighting extends Window {
   count: number;
 }
 
-/** What a distinct point keeps until it is priced (then dropped: only its counts and prices stay). */
-interface Unpriced {
+/**
+ * What a distinct point keeps until it is priced (then dropped: only its counts and prices stay):
+ * the point, and the windows its points were seen in (the first one's begin its rating time, any
+ * of its rule version's), the first one inline, as most distinct points are priced before their
+ * next window.
+ */
+interface Unpriced extends Sighting {
   point: StoredPoint;
-  /** The windows its points were seen in, the first one's begin its rating time (any of its rule version's). */
-  sightings: Sighting[];
+  /** The windows after the first one. */
+  later: Sighting[] | undefined;
 }
 
 /** One distinct point: how many times it was seen, and its prices once known. */
@@ -70,6 +75,9 @@ interface DistinctPoint {
   /** The rules whose contributions differ between the sides (`module \0 name`), when the prices do. */
   changedRules: readonly string[];
 }
+
+/** No rule changes a point's price: shared by the distinct points whose price does not move. */
+const NO_RULES: readonly string[] = Object.freeze([]);
 
 /** New distinct points priced together, per rule version and tenant: a few pricing calls, not one per dataframe. */
 const BATCH_POINTS = 4096;
@@ -231,20 +239,11 @@ export class Simulation {
     for (const [service, points] of dataframe.usage) {
       const servicePart = JSON.stringify(service);
       for (const point of points) {
-        const projectId = projectOf(point);
-        const key =
-          prefix +
-          servicePart +
-          (projectId === null ? '-' : JSON.stringify(projectId)) +
-          point.qty +
-          ';' +
-          JSON.stringify(point.unit) +
-          point.price +
-          ';' +
-          descKey(point.groupby) +
-          descKey(point.metadata);
+        // The tenant is the groupby's project_id: the groupby's text tells it.
+        const key = prefix + servicePart + point.qty + ';' + JSON.stringify(point.unit) + point.price + ';' + descKey(point.groupby) + descKey(point.metadata);
         let distinct = this.distinct.get(key);
         if (distinct === undefined) {
+          const projectId = projectOf(point);
           if (this.distinct.size >= this.settings.maxDistinctPoints) {
             await this.priceUnpriced();
             this.fold();
@@ -253,12 +252,12 @@ export class Simulation {
             projectId,
             service,
             count: 0,
-            unpriced: { point, sightings: [] },
+            unpriced: { point, begin: dataframe.begin, end: dataframe.end, count: 0, later: undefined },
             stored: Exact.ZERO,
             current: Exact.ZERO,
             draft: Exact.ZERO,
             mismatch: false,
-            changedRules: [],
+            changedRules: NO_RULES,
           };
           this.distinct.set(key, distinct);
           const group = `${version}\u0000${projectId ?? ''}`;
@@ -270,11 +269,14 @@ export class Simulation {
         distinct.count += 1;
         const unpriced = distinct.unpriced;
         if (unpriced !== undefined) {
-          const last = unpriced.sightings.at(-1);
-          if (last?.begin === dataframe.begin) last.count += 1;
-          else unpriced.sightings.push({ begin: dataframe.begin, end: dataframe.end, count: 1 });
+          const last = unpriced.later?.at(-1) ?? unpriced;
+          if (last.begin === dataframe.begin) last.count += 1;
+          else (unpriced.later ??= []).push({ begin: dataframe.begin, end: dataframe.end, count: 1 });
         } else if (distinct.mismatch) {
-          this.totals.addFinding({ projectId, service, begin: dataframe.begin, end: dataframe.end, point, current: distinct.current }, distinct.stored);
+          this.totals.addFinding(
+            { projectId: distinct.projectId, service, begin: dataframe.begin, end: dataframe.end, point, current: distinct.current },
+            distinct.stored,
+          );
         }
       }
       this.points += points.length;
@@ -286,7 +288,7 @@ export class Simulation {
   private async priceUnpriced(): Promise<void> {
     for (const list of this.unpriced.values()) {
       const tenant = list[0].projectId;
-      const window = list[0].unpriced!.sightings[0];
+      const window = list[0].unpriced!;
       const points = list.map((distinct) => ({ service: distinct.service, point: distinct.unpriced!.point }));
       const [current, draft] = await this.priceBothSides(window, tenant, points, false);
       const changed: number[] = [];
@@ -311,7 +313,8 @@ export class Simulation {
         this.totals.distinctPoints += 1;
         distinct.mismatch = !reconciles(distinct.stored, points[index].point.price, distinct.current);
         if (distinct.mismatch) {
-          for (const { begin, end, count } of distinct.unpriced!.sightings) {
+          const unpriced = distinct.unpriced!;
+          for (const { begin, end, count } of [unpriced, ...(unpriced.later ?? [])]) {
             const finding = { projectId: distinct.projectId, service: distinct.service, begin, end, point: points[index].point, current: distinct.current };
             for (let seen = 0; seen < count; seen += 1) this.totals.addFinding(finding, distinct.stored);
           }
