@@ -158,7 +158,7 @@ async function main() {
   const { loadRatingSnapshot } = await load('rating/quote/snapshot.js');
   const { Simulation } = await load('rating/simulation/engine.js');
   const { loadConfig } = await load('config.js');
-  const settings = loadConfig({}).simulation;
+  const settings = loadConfig(process.env).simulation;
 
   const directory = mkdtempSync(join(tmpdir(), 'tariff-bench-simulate-'));
   const database = openDatabase(`sqlite:${join(directory, 'tariff.db')}`);
