@@ -14,12 +14,13 @@
  */
 import { Exact } from '../common/exact.js';
 import { formatApiDateTime } from '../common/datetime.js';
-import type { ExplainEntry, PricedPoint } from '../contract/dataframe.js';
-import { JsonNumberText } from '../../kernel/json-number.js';
+import type { PricedPoint } from '../contract/dataframe.js';
 import { priceDataframe, priceUsage } from '../quote/pricing.js';
 import type { Usage } from '../quote/schemas.js';
 import type { RatingSnapshot } from '../quote/snapshot.js';
-import type { StoredDataframe, StoredPoint } from './stored-dataframe.js';
+import { reconciles, type StoredDataframe, type StoredPoint } from './stored-dataframe.js';
+import { descKey, projectOf } from './point-key.js';
+import { changedRules } from './changed-rules.js';
 import { SimulationTotals } from './totals.js';
 
 /** The settings of one simulation. */
@@ -82,62 +83,6 @@ const NO_RULES: readonly string[] = Object.freeze([]);
 /** New distinct points priced together, per rule version and tenant: a few pricing calls, not one per dataframe. */
 const BATCH_POINTS = 4096;
 
-/** The tenant of a point: its `groupby.project_id` (CloudKitty's default `scope_key`). */
-function projectOf(point: StoredPoint): string | null {
-  const project = point.groupby.project_id;
-  return typeof project === 'string' ? project : project instanceof JsonNumberText ? project.text : null;
-}
-
-/** `JSON.rawJSON` (Node ≥ 21; not yet in TypeScript's library): a number's text written as is by `JSON.stringify`. */
-const rawJson = (text: string): unknown => (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(text);
-
-/** A nested value's JSON, numbers as their source text. */
-function nestedKey(this: Record<string, unknown>, key: string, value: unknown): unknown {
-  const original = this[key];
-  return original instanceof JsonNumberText ? rawJson(original.text) : value;
-}
-
-/**
- * One text per distinct `groupby` or `metadata`, telling apart every two that a module could price
- * differently. Members that are all strings, plain numbers, booleans or null: the object's JSON
- * (V8's fast path; JSON escapes every string, so no text a tenant chose makes two alike). With a
- * number kept as its source text (`2.0` ≠ `2`) or a nested value: each member's name and value
- * with their lengths in front, after a `#` no JSON text starts with.
- */
-function descKey(desc: Record<string, unknown>): string {
-  for (const name in desc) {
-    const value = desc[name];
-    if (typeof value === 'object' && value !== null) return sourceTextKey(desc);
-  }
-  return JSON.stringify(desc);
-}
-
-/** {@link descKey} of an object with numbers as their source text or nested values. */
-function sourceTextKey(desc: Record<string, unknown>): string {
-  let key = '#';
-  for (const name in desc) {
-    const value = desc[name];
-    const text = value instanceof JsonNumberText ? `n${value.text}` : `j${JSON.stringify(value, nestedKey) ?? ''}`;
-    key += `${name.length}:${name}${text.length}:${text}`;
-  }
-  return key;
-}
-
-/**
- * Whether a stored price is the current rules' price. CloudKitty compat: its InfluxDB storage
- * keeps prices as doubles, so a price of more than 15 significant digits comes back as the
- * nearest double's shortest text (`0.12345678901234568` for `0.123456789012345678`): such a stored
- * text reconciles when it is that double of the current price. Shorter texts are compared exactly.
- */
-function reconciles(stored: Exact, storedText: string, current: Exact): boolean {
-  if (stored.eq(current)) return true;
-  const digits = storedText
-    .replace(/^[+-]?0*\.?0*/, '')
-    .replace(/[eE].*$/, '')
-    .replace('.', '').length;
-  return digits >= 15 && Number(storedText) === Number(current.toString());
-}
-
 /** The sorted times at which some module of `snapshots` changes its prices; null when a module cannot tell. */
 function changeTimes(snapshots: readonly RatingSnapshot[], effectiveAt: number): number[] | null {
   const times = new Set<number>([effectiveAt]);
@@ -153,29 +98,6 @@ function changeTimes(snapshots: readonly RatingSnapshot[], effectiveAt: number):
 /** Whether every enabled module of `snapshots` prices each point from itself alone. */
 function pricesEachPointAlone(snapshots: readonly RatingSnapshot[]): boolean {
   return snapshots.every((snapshot) => snapshot.ratingOrder.every(({ module, rules }) => module.pricesEachPointAlone?.(rules) ?? false));
-}
-
-/** A priced point's explain entries by the name of their rule, with what they gave. */
-function contributions(snapshot: RatingSnapshot, explain: readonly ExplainEntry[] | undefined): Map<string, string> {
-  const named = new Map<string, string>();
-  for (const entry of explain ?? []) {
-    const loaded = snapshot.ratingOrder.find((step) => step.module.name === entry.module);
-    const name = loaded?.module.ruleName?.(loaded.rules, entry) ?? '?';
-    const { rule_id: _ruleId, ...given } = entry as ExplainEntry & { rule_id?: unknown };
-    const key = `${entry.module}\u0000${name}`;
-    named.set(key, (named.get(key) ?? '') + JSON.stringify(given));
-  }
-  return named;
-}
-
-/** The rules (`module \0 name`) whose contributions to a point differ between its current and draft explain. */
-function changedRules(current: RatingSnapshot, draft: RatingSnapshot, currentExplain?: ExplainEntry[], draftExplain?: ExplainEntry[]): string[] {
-  const before = contributions(current, currentExplain);
-  const after = contributions(draft, draftExplain);
-  const names = new Set<string>();
-  for (const [name, given] of before) if (after.get(name) !== given) names.add(name);
-  for (const [name, given] of after) if (before.get(name) !== given) names.add(name);
-  return [...names];
 }
 
 /** A simulation under way: give it the stored dataframes in any order, then read its totals. */

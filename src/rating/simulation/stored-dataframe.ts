@@ -10,6 +10,7 @@
  * 0, CloudKitty's default); `unit` may be empty (CloudKitty's `undefined`).
  */
 import { BadRequestError, TariffError } from '../../kernel/errors.js';
+import type { Exact } from '../common/exact.js';
 import { JsonNumberText } from '../../kernel/json-number.js';
 import { parseDateTime } from '../common/datetime.js';
 import { inputDecimal } from '../common/quote-decimal.js';
@@ -104,4 +105,19 @@ function readPoint(point: unknown, where: string, maxDecimalExponent: number, fa
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumberText);
+}
+
+/**
+ * Whether a stored price is the current rules' price. CloudKitty compat: its InfluxDB storage
+ * keeps prices as doubles, so a price of more than 15 significant digits comes back as the
+ * nearest double's shortest text (`0.12345678901234568` for `0.123456789012345678`): such a stored
+ * text reconciles when it is that double of the current price. Shorter texts are compared exactly.
+ */
+export function reconciles(stored: Exact, storedText: string, current: Exact): boolean {
+  if (stored.eq(current)) return true;
+  const digits = storedText
+    .replace(/^[+-]?0*\.?0*/, '')
+    .replace(/[eE].*$/, '')
+    .replace('.', '').length;
+  return digits >= 15 && Number(storedText) === Number(current.toString());
 }
