@@ -108,8 +108,9 @@ export async function* readCloudKittyUsage(
       offset += points;
       if (points === 0 || offset >= page.total) break;
     }
-    yield* [...periods.values()].sort((a, b) => a.begin.getTime() - b.begin.getTime());
+    // Read: counted before its dataframes are priced, so that progress never lags a slow window.
     progress.windowsDone += 1;
+    yield* [...periods.values()].sort((a, b) => a.begin.getTime() - b.begin.getTime());
   }
 }
 
