@@ -12,6 +12,7 @@
  * past it, its counts are added to the totals and it starts again. Otherwise (a script sees whole
  * dataframes) each tenant's part of a dataframe is priced whole, on each side.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Exact } from '../common/exact.js';
 import { formatApiDateTime } from '../common/datetime.js';
 import type { PricedPoint } from '../contract/dataframe.js';
@@ -77,11 +78,18 @@ interface DistinctPoint {
   changedRules: readonly string[];
 }
 
+/** Distinct points priced between two turns of the event loop. */
+const POINTS_PER_TURN = 5000;
+
 /** No rule changes a point's price: shared by the distinct points whose price does not move. */
 const NO_RULES: readonly string[] = Object.freeze([]);
 
-/** New distinct points priced together, per rule version and tenant: a few pricing calls, not one per dataframe. */
-const BATCH_POINTS = 4096;
+/**
+ * New distinct points priced together, per rule version and tenant: a few pricing calls, not one
+ * per dataframe, and each tenant's rule selection made once per batch (the hashmap remembers 256
+ * tenants' selections; a cloud of more tenants makes them again each batch).
+ */
+const BATCH_POINTS = 32_768;
 
 /** The sorted times at which some module of `snapshots` changes its prices; null when a module cannot tell. */
 function changeTimes(snapshots: readonly RatingSnapshot[], effectiveAt: number): number[] | null {
@@ -208,7 +216,14 @@ export class Simulation {
 
   /** Prices the distinct points not priced yet: per rule version and tenant, each side once, and again with `explain` for those whose price changes. */
   private async priceUnpriced(): Promise<void> {
+    let sinceTurn = 0;
     for (const list of this.unpriced.values()) {
+      // Other requests (and /healthcheck) are served between the groups of a large batch.
+      sinceTurn += list.length;
+      if (sinceTurn >= POINTS_PER_TURN) {
+        sinceTurn = 0;
+        await nextTurn();
+      }
       const tenant = list[0].projectId;
       const window = list[0].unpriced!;
       const points = list.map((distinct) => ({ service: distinct.service, point: distinct.unpriced!.point }));
