@@ -268,7 +268,8 @@ const V2_DRIVERS: Record<string, Driver> = {
 };
 
 /** Routes that write no configuration: the quotes. */
-const NOT_WRITES = new Set(['POST /v1/rating/quote', 'POST /v2/rating/quote']);
+// Priced, never written: the quotes, and a draft's simulation (its transaction always rolls back).
+const NOT_WRITES = new Set(['POST /v1/rating/quote', 'POST /v2/rating/quote', 'POST /v2/rating/price_list/simulation']);
 
 function withoutData(script: Record<string, unknown>): Record<string, unknown> {
   const { data: _data, ...attributes } = script;

@@ -193,7 +193,9 @@ describe('deep nesting (item 3)', () => {
     const writes = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
         .filter(([method]) => ['post', 'put', 'delete'].includes(method))
-        .map(([method]) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000') })),
+        .map(([method]) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000') }))
+        // The simulation's query is checked before its body is read: it gets a valid one.
+        .map((route) => (route.path.endsWith('/simulation') ? { ...route, path: `${route.path}?begin=2026-01-01T00:00:00Z&end=2026-01-02T00:00:00Z` } : route)),
     );
     expect(writes.length).toBeGreaterThan(10);
     await fc.assert(

@@ -32,8 +32,8 @@ describe('GET /v1/openapi.json lists the errors', () => {
       for (const status of faults) {
         expect(operation.responses[status].description, `${method} ${path} ${status}`).toBeTruthy();
         const properties = propertiesOf(operation, status);
-        // The price list's 400 adds `problems` (every problem of a document, docs/price-list.md §2).
-        if (path === '/v2/rating/price_list' && method === 'post' && status === '400') {
+        // The price list's 400 (and its simulation's) adds `problems` (every problem of a document, docs/price-list.md §2, §4).
+        if ((path === '/v2/rating/price_list' || path === '/v2/rating/price_list/simulation') && method === 'post' && status === '400') {
           expect(properties).toEqual(['debuginfo', 'faultcode', 'faultstring', 'problems']);
           continue;
         }

@@ -118,17 +118,18 @@ export class Simulator {
   async run(request: SimulationRequest) {
     const { begin, end, effectiveAt } = request;
     if (end.getTime() <= begin.getTime()) throw new BadRequestError('end must come after begin.');
-    if (request.usage.kind === 'cloudkitty' && this.cloudKitty.url === undefined) {
-      throw new BadRequestError(
-        "No CloudKitty API is configured (TARIFF_CLOUDKITTY_API_URL) to read stored usage from: send a usage file (multipart part 'usage').",
-      );
-    }
     const started = performance.now();
     const timeout = AbortSignal.timeout(this.limits.timeoutMs);
     const signal = AbortSignal.any([request.signal, timeout]);
     const sides = await this.priceList.draft(request.draft.text, request.draft.format, effectiveAt, async (transaction) => {
       return (await loadRatingSnapshot(this.database, this.modules, transaction)).snapshot;
     });
+    // After the draft: its own faults (every problem of the document) come first.
+    if (request.usage.kind === 'cloudkitty' && this.cloudKitty.url === undefined) {
+      throw new BadRequestError(
+        "No CloudKitty API is configured (TARIFF_CLOUDKITTY_API_URL) to read stored usage from: send a usage file (multipart part 'usage').",
+      );
+    }
     const simulation = new Simulation(sides.current, sides.draft, {
       effectiveAt: effectiveAt.getTime(),
       maxDistinctPoints: this.limits.maxDistinctPoints,
