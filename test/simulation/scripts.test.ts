@@ -1,15 +1,16 @@
 /**
- * docs/price-list.md §4 with a script: a script sees whole dataframes, so the simulation prices
- * each tenant's part of each dataframe whole, on each side, in the real sandbox. Its totals are
- * the v2 quote's of the same dataframes; a draft that changes the script moves exactly the points
- * from the effective time on, and names the script.
+ * docs/price-list.md §4 with a script (in the system tier: it starts a sandbox, but measures no
+ * time): a script sees whole dataframes, so the simulation prices each tenant's part of each
+ * dataframe whole, on each side, in the real sandbox. Its totals are the v2 quote's of the same
+ * dataframes; a draft that changes the script moves exactly the points from the effective time on,
+ * and names the script.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptSandbox } from '../../src/rating/pyscripts/sandbox/index.js';
 import { Exact } from '../../src/rating/common/exact.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { apply } from '../price-list/price-list.js';
-import { HOUR, isoTime, simulate, TOMORROW, usageFile, type UsageDataframe } from '../simulation/simulation.js';
+import { HOUR, isoTime, simulate, TOMORROW, usageFile, type UsageDataframe } from './simulation.js';
 
 /** Doubles every compute price when the dataframe holds more than one point: a script that reads the whole dataframe. */
 const scriptFor = (factor: string) =>
