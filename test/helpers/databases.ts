@@ -29,27 +29,7 @@ export async function createScratchDatabase(directory: string): Promise<ScratchD
   const kind = testDatabaseKind();
   if (kind === 'sqlite') return { url: `sqlite:${join(directory, 'tariff.db')}`, drop: async () => {} };
   const name = `tariff_test_${randomBytes(6).toString('hex')}`;
-  if (kind === 'postgres') {
-    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    // A commit need not wait for its WAL flush in a scratch database (~10 ms each here): what
-    // the tests check is what PostgreSQL answers, and a crash of PostgreSQL itself is not among
-    // them (a crash of Tariff loses nothing either way).
-    await admin.query(`alter database ${name} set synchronous_commit = off`);
-    await admin.end();
-    const url = new URL(POSTGRES_ADMIN_URL);
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      async drop() {
-        const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-        await client.connect();
-        await client.query(`drop database if exists ${name} with (force)`);
-        await client.end();
-      },
-    };
-  }
+  if (kind === 'postgres') return createPostgresDatabase(name);
   const admin = await createConnection(MYSQL_ADMIN_URL);
   await admin.query(`create database ${name} character set utf8mb4 collate utf8mb4_bin`);
   await admin.end();
@@ -61,6 +41,31 @@ export async function createScratchDatabase(directory: string): Promise<ScratchD
       const connection = await createConnection(MYSQL_ADMIN_URL);
       await connection.query(`drop database if exists ${name}`);
       await connection.end();
+    },
+  };
+}
+
+/**
+ * Creates a scratch PostgreSQL database named `name` on the local server (commits not waiting for
+ * their WAL flush: a crash of PostgreSQL itself is not among what the tests check); `drop` removes
+ * it, whoever still holds connections to it.
+ */
+export async function createPostgresDatabase(name: string): Promise<ScratchDatabase> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  // ~10 ms a commit saved: what the tests check is what PostgreSQL answers, and a crash of Tariff loses nothing either way.
+  await admin.query(`alter database ${name} set synchronous_commit = off`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
     },
   };
 }

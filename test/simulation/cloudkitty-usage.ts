@@ -57,8 +57,7 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import pg from 'pg';
-import { POSTGRES_ADMIN_URL } from '../helpers/databases.js';
+import { createPostgresDatabase, type ScratchDatabase } from '../helpers/databases.js';
 import { callServer, type ServerProcess } from '../helpers/server.js';
 import type { CloudKitty } from '../adoption/cloudkitty.js';
 import { Exact, sum } from './exact.js';
@@ -455,21 +454,6 @@ export { Exact, sum };
  * InfluxDB), on the machine's server whatever the tier's database: CloudKitty needs a server
  * database (startCloudKitty), Tariff runs on its own SQLite file beside it.
  */
-export async function cloudKittyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `tariff_ck_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
+export function cloudKittyDatabase(): Promise<ScratchDatabase> {
+  return createPostgresDatabase(`tariff_ck_${randomBytes(6).toString('hex')}`);
 }
