@@ -16,6 +16,22 @@ const PROJECTS_LISTED = 100;
 const FINDINGS_LISTED = 20;
 const WINDOWS_LISTED = 50;
 
+/**
+ * The first `limit` of `items`, and (while some are not listed) the button that lists them all:
+ * `noun` names them on it (`projects`).
+ */
+function useFirstListed<T>(items: readonly T[], limit: number, noun: string) {
+  const [listAll, setListAll] = useState(false);
+  const listed = listAll ? items : items.slice(0, limit);
+  const more =
+    listed.length < items.length ? (
+      <button type="button" onClick={() => setListAll(true)}>
+        List all {items.length.toLocaleString('en')} {noun}
+      </button>
+    ) : null;
+  return { listed, more };
+}
+
 /** A relative delta as a percentage, its exact ratio in the title; `—` when current is 0. */
 function Relative({ ratio }: { ratio: string | null }) {
   if (ratio === null) return <span title="The current charge is 0: no ratio">—</span>;
@@ -63,8 +79,7 @@ function Totals({ result }: { result: SimulationResult }) {
 
 /** Every project's totals, in the result's order (larger |delta| first). */
 function ProjectTable({ projects }: { projects: ProjectImpact[] }) {
-  const [listAll, setListAll] = useState(false);
-  const listed = listAll ? projects : projects.slice(0, PROJECTS_LISTED);
+  const { listed, more } = useFirstListed(projects, PROJECTS_LISTED, 'projects');
   return (
     <>
       <table class="impact-table impact-projects">
@@ -116,11 +131,7 @@ function ProjectTable({ projects }: { projects: ProjectImpact[] }) {
           ))}
         </tbody>
       </table>
-      {listed.length < projects.length && (
-        <button type="button" onClick={() => setListAll(true)}>
-          List all {projects.length.toLocaleString('en')} projects
-        </button>
-      )}
+      {more}
     </>
   );
 }
@@ -181,8 +192,7 @@ function descText(desc: Record<string, unknown>): string {
 
 /** The first findings, more on demand (the server sends at most TARIFF_SIMULATION_MAX_FINDINGS). */
 function Findings({ findings, omitted }: { findings: ReconciliationFinding[]; omitted: number }) {
-  const [listAll, setListAll] = useState(false);
-  const listed = listAll ? findings : findings.slice(0, FINDINGS_LISTED);
+  const { listed, more } = useFirstListed(findings, FINDINGS_LISTED, 'points');
   return (
     <>
       <table class="impact-table impact-findings">
@@ -224,11 +234,7 @@ function Findings({ findings, omitted }: { findings: ReconciliationFinding[]; om
           ))}
         </tbody>
       </table>
-      {listed.length < findings.length && (
-        <button type="button" onClick={() => setListAll(true)}>
-          List all {findings.length.toLocaleString('en')} points
-        </button>
-      )}
+      {more}
     </>
   );
 }
