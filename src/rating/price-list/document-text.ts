@@ -49,6 +49,11 @@ export interface ParsedDocument {
 /** The body formats: JSON or YAML. */
 export type DocumentFormat = 'json' | 'yaml';
 
+/** The media type of a JSON document. */
+export const JSON_MEDIA_TYPE = 'application/json';
+/** Media types of YAML documents (no registered one: these are what tools send). */
+export const YAML_MEDIA_TYPES: readonly string[] = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+
 /**
  * A YAML scalar that YAML reads as something other than a string, as written: a number (`0.10`,
  * `1e3`, `0x1F`), a boolean (`True`) or null (`~`). As a value it becomes its plain value (a

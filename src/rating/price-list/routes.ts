@@ -15,12 +15,8 @@ import { BadRequestError, invalidInput } from '../../kernel/errors.js';
 import { BulkCollector } from '../../kernel/memory.js';
 import { parseDateTime } from '../common/datetime.js';
 import { BooleanText, queryBoolean, QueryString } from '../common/schemas.js';
-import type { DocumentFormat } from './document-text.js';
+import { JSON_MEDIA_TYPE, YAML_MEDIA_TYPES, type DocumentFormat } from './document-text.js';
 import type { PriceList, PriceListDiff } from './price-list.js';
-
-/** Media types of YAML bodies and answers (no registered one: these are what tools send). */
-const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
-const JSON_TYPE = 'application/json';
 
 /** What the price-list routes are given. */
 export interface PriceListRouteOptions {
@@ -104,15 +100,15 @@ function* exportParts(document: unknown, counted: { chars: number }): Generator<
 /** The answer's format from `Accept`: YAML when a YAML type is asked for before JSON. */
 function answerFormat(request: FastifyRequest): DocumentFormat {
   const accept = (request.headers.accept ?? '').toLowerCase();
-  const yaml = Math.min(...YAML_TYPES.map((type) => accept.indexOf(type)).filter((index) => index >= 0));
-  const json = accept.indexOf(JSON_TYPE);
+  const yaml = Math.min(...YAML_MEDIA_TYPES.map((type) => accept.indexOf(type)).filter((index) => index >= 0));
+  const json = accept.indexOf(JSON_MEDIA_TYPE);
   return Number.isFinite(yaml) && (json < 0 || yaml < json) ? 'yaml' : 'json';
 }
 
 /** The body's format from `Content-Type` (the parser let only these through). */
 function bodyFormat(request: FastifyRequest): DocumentFormat {
   const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  return type === JSON_TYPE ? 'json' : 'yaml';
+  return type === JSON_MEDIA_TYPE ? 'json' : 'yaml';
 }
 
 /** A query's datetime (whole seconds, as `parseDateTime` reads them), or undefined. */
@@ -175,7 +171,7 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
   app.post(
     '/price_list',
     {
-      config: { bodyName: 'price_list', maxBodyBytes: bodyLimit, textBody: [JSON_TYPE, ...YAML_TYPES] },
+      config: { bodyName: 'price_list', maxBodyBytes: bodyLimit, textBody: [JSON_MEDIA_TYPE, ...YAML_MEDIA_TYPES] },
       schema: {
         hide: hidden,
         tags: ['price list'],
@@ -187,7 +183,7 @@ export const priceListRoutes: FastifyPluginAsyncTypebox<PriceListRouteOptions> =
     async (request, reply) => {
       const text = request.body;
       if (typeof text !== 'string') {
-        throw new BadRequestError(`Send the price list as the request body, with Content-Type ${JSON_TYPE} or application/yaml.`);
+        throw new BadRequestError(`Send the price list as the request body, with Content-Type ${JSON_MEDIA_TYPE} or application/yaml.`);
       }
       const query = request.query;
       const audit = { actor: actingUser(request), now: requestTime() };

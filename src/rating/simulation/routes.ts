@@ -17,7 +17,7 @@ import { faultBody } from '../../http/faults.js';
 import { BadRequestError, TariffError } from '../../kernel/errors.js';
 import { parseDateTime } from '../common/datetime.js';
 import { QueryString } from '../common/schemas.js';
-import type { DocumentFormat } from '../price-list/document-text.js';
+import { JSON_MEDIA_TYPE, YAML_MEDIA_TYPES, type DocumentFormat } from '../price-list/document-text.js';
 import { InvalidDocument } from '../price-list/routes.js';
 import type { SimulationProgress, Simulator, UsageInput } from './simulator.js';
 import { draftFormat, readUpload } from './upload.js';
@@ -37,7 +37,8 @@ const SimulationQuery = QueryString({
   top: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'projects and services in the movers lists (default 10)' })),
 });
 
-const DRAFT_TYPES = ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+/** The media types a draft alone is sent as (the apply's). */
+const DRAFT_TYPES = [JSON_MEDIA_TYPE, ...YAML_MEDIA_TYPES];
 const NDJSON = 'application/x-ndjson';
 const CSV = 'text/csv';
 /** Milliseconds between two progress lines. */

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import { BadRequestError, TariffError } from '../../kernel/errors.js';
-import type { DocumentFormat } from '../price-list/document-text.js';
+import { JSON_MEDIA_TYPE, YAML_MEDIA_TYPES, type DocumentFormat } from '../price-list/document-text.js';
 
 /** What the parts may hold. */
 export interface UploadLimits {
@@ -22,13 +22,11 @@ export interface Upload {
   usage: Readable;
 }
 
-const YAML_TYPES = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
-
 /** The draft's format: its part's type, or its first character for a type that does not tell (`text/plain`). */
 export function draftFormat(mediaType: string, text: string): DocumentFormat {
   const type = mediaType.split(';')[0].trim().toLowerCase();
-  if (type === 'application/json') return 'json';
-  if (YAML_TYPES.has(type)) return 'yaml';
+  if (type === JSON_MEDIA_TYPE) return 'json';
+  if (YAML_MEDIA_TYPES.includes(type)) return 'yaml';
   return text.trimStart().startsWith('{') ? 'json' : 'yaml';
 }
 
