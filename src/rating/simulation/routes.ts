@@ -14,6 +14,7 @@ import { Type } from 'typebox';
 import { classifyDatabaseError } from '../../database/errors.js';
 import { faultResponses } from '../../http/fault-schema.js';
 import { faultBody } from '../../http/faults.js';
+import { decodeUtf8Body } from '../../http/input-text.js';
 import { BadRequestError, TariffError } from '../../kernel/errors.js';
 import { parseDateTime } from '../common/datetime.js';
 import { QueryString } from '../common/schemas.js';
@@ -73,11 +74,7 @@ async function bodyText(body: Readable, limit: number): Promise<string> {
     }
     chunks.push(chunk as Buffer);
   }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    throw new BadRequestError('The draft is not valid UTF-8 text.');
-  }
+  return decodeUtf8Body(Buffer.concat(chunks));
 }
 
 /** A fault's status and text for an error that ended a simulation mid-way. */
