@@ -16,7 +16,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Exact } from '../common/exact.js';
 import { formatApiDateTime } from '../common/datetime.js';
 import type { PricedPoint } from '../contract/dataframe.js';
-import { priceDataframe, priceUsage } from '../quote/pricing.js';
+import { priceDataframe, priceUsage, type PricingOptions } from '../quote/pricing.js';
 import type { Usage } from '../quote/schemas.js';
 import type { RatingSnapshot } from '../quote/snapshot.js';
 import { reconciles, type StoredDataframe, type StoredPoint } from './stored-dataframe.js';
@@ -275,9 +275,7 @@ export class Simulation {
     points: readonly { service: string; point: StoredPoint }[],
     explain: boolean,
   ): Promise<[PricedPoint[], PricedPoint[]]> {
-    const at = window.begin.getTime();
-    const context = { at, tenantId: tenant, explain, caller: this.settings.caller, maxDecimalExponent: this.settings.maxDecimalExponent };
-    const period = { begin: formatApiDateTime(window.begin), end: formatApiDateTime(window.end) };
+    const { period, ...context } = this.pricingOptions(window, tenant, explain);
     // Each distinct point as a module reads it, and its quantity (the reader checked it), once for both sides.
     const usagePoints = points.map(({ point }) => ({ vol: { unit: point.unit, qty: point.qty }, groupby: point.groupby, metadata: point.metadata }));
     const quantities = points.map(({ point }) => Exact.from(point.qty));
@@ -298,7 +296,7 @@ export class Simulation {
       return working;
     };
     const current = await price(this.current);
-    return [current, at < this.settings.effectiveAt ? current : await price(this.draft)];
+    return [current, context.at < this.settings.effectiveAt ? current : await price(this.draft)];
   }
 
   /** Prices `usage` of one tenant as of `dataframe`'s begin on both sides (the same map twice before the effective time); for modules that may replace the points. */
@@ -307,18 +305,22 @@ export class Simulation {
     tenant: string | null,
     usage: Usage,
   ): Promise<[Map<string, PricedPoint[]>, Map<string, PricedPoint[]>]> {
-    const at = dataframe.begin.getTime();
-    const options = {
-      period: { begin: formatApiDateTime(dataframe.begin), end: formatApiDateTime(dataframe.end) },
-      at,
+    const options = this.pricingOptions(dataframe, tenant, true);
+    const current = (await priceUsage(this.current, usage, options)).dataframe.services;
+    if (options.at < this.settings.effectiveAt) return [current, current];
+    return [current, (await priceUsage(this.draft, usage, options)).dataframe.services];
+  }
+
+  /** How one tenant's points of `window` are priced: rated at its begin, with its period. */
+  private pricingOptions(window: Window, tenant: string | null, explain: boolean): PricingOptions {
+    return {
+      period: { begin: formatApiDateTime(window.begin), end: formatApiDateTime(window.end) },
+      at: window.begin.getTime(),
       tenantId: tenant,
-      explain: true,
+      explain,
       caller: this.settings.caller,
       maxDecimalExponent: this.settings.maxDecimalExponent,
     };
-    const current = (await priceUsage(this.current, usage, options)).dataframe.services;
-    if (at < this.settings.effectiveAt) return [current, current];
-    return [current, (await priceUsage(this.draft, usage, options)).dataframe.services];
   }
 
   /** Adds every distinct point's counts to the totals and empties the table. */
