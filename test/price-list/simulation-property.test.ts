@@ -51,9 +51,27 @@ const point = fc.record({
   price: fc.constantFrom('0', '0', '0', '1'),
 });
 /** Hours of usage: each hour some resources of a small pool (steady resources repeat, as in real usage). */
-const usage = fc
+const scattered = fc
   .array(point, { minLength: 2, maxLength: 8 })
   .chain((pool) => fc.array(fc.array(fc.constantFrom(...pool), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 8 }));
+/**
+ * Hours of steady resources, as CloudKitty lists them: the pool in the same order each hour, some
+ * missing (those after them move up a place), some with another quantity: the engine's
+ * comparison with the point at the same place in the last hour meets every case.
+ */
+const steady = fc.array(point, { minLength: 2, maxLength: 8 }).chain((pool) =>
+  fc
+    .array(fc.array(fc.constantFrom('same', 'same', 'missing', 'other quantity'), { minLength: pool.length, maxLength: pool.length }), {
+      minLength: 1,
+      maxLength: 8,
+    })
+    .map((hours) =>
+      hours.map((fates) =>
+        pool.flatMap((resource, index) => (fates[index] === 'missing' ? [] : fates[index] === 'same' ? [resource] : [{ ...resource, qty: '20' }])),
+      ),
+    ),
+);
+const usage = fc.oneof(scattered, steady);
 
 /** The usage as dataframes, one an hour from tomorrow. */
 function dataframes(hours: { service: string; project?: string; flavor: unknown; qty: string | number; price: string }[][]): UsageDataframe[] {

@@ -2,12 +2,14 @@
  * The simulation's table of distinct points (src/rating/simulation/point-key.ts): two `groupby`
  * or `metadata` objects get the same text only when a module could not price them differently:
  * the same members with the same values, numbers by their source text (`2.0` is not `2`), whatever
- * text a tenant chose (quotes, backslashes, separators, lengths that look like prefixes).
+ * text a tenant chose (quotes, backslashes, separators, lengths that look like prefixes). Two
+ * points are taken for the same resource without a key (`sameResource`) only when they are.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonNumberText } from '../../src/kernel/json-number.js';
-import { descKey } from '../../src/rating/simulation/point-key.js';
+import { descKey, sameResource } from '../../src/rating/simulation/point-key.js';
+import type { StoredPoint } from '../../src/rating/simulation/stored-dataframe.js';
 
 /** A desc's identity as a module reads it: names, kinds and texts of values. */
 function identity(desc: Record<string, unknown>): string {
@@ -98,5 +100,54 @@ describe('the text of a desc', () => {
 
   it('gives two descs written alike the same text', () => {
     expect(descKey({ flavor: 'm1.small', vcpus: new JsonNumberText('2') })).toBe(descKey({ flavor: 'm1.small', vcpus: new JsonNumberText('2') }));
+  });
+});
+
+describe('two points of the same resource', () => {
+  /** A desc's identity in any member order, a nested value (its own object each time) never alike. */
+  const sorted = (made: Record<string, unknown>) =>
+    Object.values(made).some((value) => typeof value === 'object' && value !== null && !(value instanceof JsonNumberText))
+      ? Symbol('nested')
+      : identity(Object.fromEntries(Object.entries(made).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  const point = fc.record({ unit: fc.constantFrom('', 'GiB', 'h'), groupby: desc, metadata: desc });
+  // A copy written in another member order, its numbers and nested values as new objects.
+  const rewritten = (made: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(made)
+        .reverse()
+        .map(([name, value]) => [
+          name,
+          value instanceof JsonNumberText ? new JsonNumberText(value.text) : typeof value === 'object' && value !== null ? { ...value } : value,
+        ]),
+    );
+
+  /** A copy of `made` changed one way: rewritten only, a member dropped, one added, a number's text changed. */
+  const changed = (made: Record<string, unknown>, how: number, name: string): Record<string, unknown> => {
+    const copy = rewritten(made);
+    const names = Object.keys(copy);
+    if (how === 1 && names.length > 0) delete copy[names[0]];
+    if (how === 2 && !(name in copy)) copy[name] = '2';
+    if (how === 3) for (const [member, value] of Object.entries(copy)) if (value instanceof JsonNumberText) copy[member] = new JsonNumberText(`${value.text}0`);
+    return copy;
+  };
+
+  it('are told apart from other points exactly as their members in any order are', () => {
+    fc.assert(
+      fc.property(point, point, fc.integer({ min: 0, max: 4 }), fc.boolean(), text, (first, other, how, inGroupby, name) => {
+        // A copy of the first changed in one of its descs, or another point altogether.
+        const second =
+          how === 4
+            ? other
+            : {
+                ...first,
+                groupby: inGroupby ? changed(first.groupby, how, name) : rewritten(first.groupby),
+                metadata: inGroupby ? rewritten(first.metadata) : changed(first.metadata, how, name),
+              };
+        const alike = first.unit === second.unit && sorted(first.groupby) === sorted(second.groupby) && sorted(first.metadata) === sorted(second.metadata);
+        const [a, b] = [first, second].map((made): StoredPoint => ({ ...made, qty: '1', price: '0' }));
+        expect(sameResource(a, b)).toBe(alike);
+      }),
+      { numRuns: 20000 },
+    );
   });
 });

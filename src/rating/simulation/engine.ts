@@ -20,7 +20,7 @@ import { priceDataframe, priceUsage, type PricingOptions } from '../quote/pricin
 import type { Usage } from '../quote/schemas.js';
 import type { RatingSnapshot } from '../quote/snapshot.js';
 import { reconciles, type StoredDataframe, type StoredPoint } from './stored-dataframe.js';
-import { descKey, projectOf } from './point-key.js';
+import { descKey, projectOf, sameResource } from './point-key.js';
 import { changedRules } from './changed-rules.js';
 import { SimulationTotals } from './totals.js';
 
@@ -61,10 +61,9 @@ interface Unpriced extends Sighting {
   later: Sighting[] | undefined;
 }
 
-/** One distinct point: how many times it was seen, and its prices once known. */
+/** One distinct point: its resource, how many times it was seen, and its prices once known. */
 interface DistinctPoint {
-  projectId: string | null;
-  service: string;
+  resource: Resource;
   /** Points seen. */
   count: number;
   /** Until priced: the point and where it was seen. */
@@ -76,6 +75,30 @@ interface DistinctPoint {
   mismatch: boolean;
   /** The rules whose contributions differ between the sides (`module \0 name`), when the prices do. */
   changedRules: readonly string[];
+}
+
+/**
+ * What a table entry's points share but their quantity and stored price: a point's rule version,
+ * service, unit, groupby and metadata. Kept once per resource, so that an entry's own key is short.
+ */
+interface Resource {
+  /** The start of its entries' keys (`<number>;`). */
+  prefix: string;
+  service: string;
+  projectId: string | null;
+  /** Its unpriced entries' batch: `rule version \0 tenant`. */
+  group: string;
+}
+
+/**
+ * The points of a dataframe and their distinct points, for the next dataframe of the same rule
+ * version: CloudKitty lists a window's points in the same order each window (and so do usage
+ * files made from it), so the point at the same place is most often the same resource with the
+ * same quantity, found by comparing the two points, without building a key.
+ */
+interface Hint {
+  points: readonly StoredPoint[];
+  distinct: readonly DistinctPoint[];
 }
 
 /** Distinct points priced between two turns of the event loop. */
@@ -108,6 +131,17 @@ function pricesEachPointAlone(snapshots: readonly RatingSnapshot[]): boolean {
   return snapshots.every((snapshot) => snapshot.ratingOrder.every(({ module, rules }) => module.pricesEachPointAlone?.(rules) ?? false));
 }
 
+/** A distinct point's key in the table: its resource's prefix, quantity and stored price. */
+function distinctKey(resource: Resource, point: StoredPoint): string {
+  // Quantities and prices are decimal text (digits, sign, point, exponent): `;` ends them.
+  return resource.prefix + point.qty + ';' + point.price;
+}
+
+/** `known` when `value` equals it, else `value`. */
+function sameOrOwn(known: Exact, value: Exact): Exact {
+  return known.eq(value) ? known : value;
+}
+
 /** A simulation under way: give it the stored dataframes in any order, then read its totals. */
 export class Simulation {
   readonly totals: SimulationTotals;
@@ -115,7 +149,15 @@ export class Simulation {
   points = 0;
   private readonly times: number[] | null;
   private readonly pointwise: boolean;
+  /** The table of distinct points, by resource prefix, quantity and stored price. */
   private readonly distinct = new Map<string, DistinctPoint>();
+  /** The resources of the table's points, by resource key (emptied with the table). */
+  private readonly resources = new Map<string, Resource>();
+  /** Tables folded so far: a fold leaves every hint out of the table. */
+  private folds = 0;
+  /** The last dataframe's points and distinct points by service, and its rule version. */
+  private hints = new Map<string, Hint>();
+  private hintVersion: string | undefined;
   /** Distinct points not priced yet, by `rule version \0 tenant`. */
   private readonly unpriced = new Map<string, DistinctPoint[]>();
   private unpricedCount = 0;
@@ -164,54 +206,95 @@ export class Simulation {
 
   private async addDistinct(dataframe: StoredDataframe): Promise<void> {
     const version = this.versionOf(dataframe.begin.getTime());
-    // Quantities and prices are decimal text (digits, sign, point, exponent): `;` ends them.
-    const prefix = `${version};`;
+    const folds = this.folds;
+    const hints = version === this.hintVersion ? this.hints : undefined;
+    const nextHints = new Map<string, Hint>();
     for (const [service, points] of dataframe.usage) {
-      const servicePart = JSON.stringify(service);
-      for (const point of points) {
-        // The tenant is the groupby's project_id: the groupby's text tells it.
-        const key = prefix + servicePart + point.qty + ';' + JSON.stringify(point.unit) + point.price + ';' + descKey(point.groupby) + descKey(point.metadata);
-        let distinct = this.distinct.get(key);
+      const hint = hints?.get(service);
+      const hinted = hint === undefined ? 0 : Math.min(hint.points.length, points.length);
+      const found = new Array<DistinctPoint>(points.length);
+      for (let index = 0; index < points.length; index += 1) {
+        const point = points[index];
+        let distinct: DistinctPoint | undefined;
+        let resource: Resource | undefined;
+        // The point at the same place in the last dataframe: the same distinct point, or another of the same resource.
+        if (index < hinted && this.folds === folds && sameResource(point, hint!.points[index])) {
+          const hintPoint = hint!.points[index];
+          if (point.qty === hintPoint.qty && point.price === hintPoint.price) distinct = hint!.distinct[index];
+          else resource = hint!.distinct[index].resource;
+        }
+        let key: string | undefined;
         if (distinct === undefined) {
-          const projectId = projectOf(point);
+          if (resource === undefined) resource = this.resources.get((key = this.resourceKey(version, service, point)));
+          if (resource !== undefined) distinct = this.distinct.get(distinctKey(resource, point));
+        }
+        if (distinct === undefined) {
           if (this.distinct.size >= this.settings.maxDistinctPoints) {
             await this.priceUnpriced();
             this.fold();
+            resource = undefined;
           }
-          distinct = {
-            projectId,
-            service,
-            count: 0,
-            unpriced: { point, begin: dataframe.begin, end: dataframe.end, count: 0, later: undefined },
-            stored: Exact.ZERO,
-            current: Exact.ZERO,
-            draft: Exact.ZERO,
-            mismatch: false,
-            changedRules: NO_RULES,
-          };
-          this.distinct.set(key, distinct);
-          const group = `${version}\u0000${projectId ?? ''}`;
-          const list = this.unpriced.get(group);
-          if (list) list.push(distinct);
-          else this.unpriced.set(group, [distinct]);
-          this.unpricedCount += 1;
+          resource ??= this.newResource(key ?? this.resourceKey(version, service, point), version, service, point);
+          distinct = this.insert(resource, point, dataframe);
         }
-        distinct.count += 1;
-        const unpriced = distinct.unpriced;
-        if (unpriced !== undefined) {
-          const last = unpriced.later?.at(-1) ?? unpriced;
-          if (last.begin === dataframe.begin) last.count += 1;
-          else (unpriced.later ??= []).push({ begin: dataframe.begin, end: dataframe.end, count: 1 });
-        } else if (distinct.mismatch) {
-          this.totals.addFinding(
-            { projectId: distinct.projectId, service, begin: dataframe.begin, end: dataframe.end, point, current: distinct.current },
-            distinct.stored,
-          );
-        }
+        found[index] = distinct;
+        this.sight(distinct, point, dataframe);
       }
+      nextHints.set(service, { points, distinct: found });
       this.points += points.length;
     }
+    // A fold mid-dataframe left some of `nextHints` out of the table: no hints then.
+    this.hints = this.folds === folds ? nextHints : new Map<string, Hint>();
+    this.hintVersion = this.folds === folds ? version : undefined;
     if (this.unpricedCount >= BATCH_POINTS) await this.priceUnpriced();
+  }
+
+  /** The key of a point's resource: its rule version, service, unit, groupby and metadata. */
+  private resourceKey(version: string, service: string, point: StoredPoint): string {
+    // The service and unit as JSON strings, then two self-delimiting descKeys: no two alike.
+    return version + ';' + JSON.stringify(service) + JSON.stringify(point.unit) + descKey(point.groupby) + descKey(point.metadata);
+  }
+
+  /** The table's resource of a point, new, under its key. */
+  private newResource(key: string, version: string, service: string, point: StoredPoint): Resource {
+    const projectId = projectOf(point);
+    const resource = { prefix: `${this.resources.size};`, service, projectId, group: `${version}\u0000${projectId ?? ''}` };
+    this.resources.set(key, resource);
+    return resource;
+  }
+
+  /** A new distinct point of `resource` for `point`, first seen in `window`, waiting to be priced with its tenant's others. */
+  private insert(resource: Resource, point: StoredPoint, window: Window): DistinctPoint {
+    const distinct: DistinctPoint = {
+      resource,
+      count: 0,
+      unpriced: { point, begin: window.begin, end: window.end, count: 0, later: undefined },
+      stored: Exact.ZERO,
+      current: Exact.ZERO,
+      draft: Exact.ZERO,
+      mismatch: false,
+      changedRules: NO_RULES,
+    };
+    this.distinct.set(distinctKey(resource, point), distinct);
+    const list = this.unpriced.get(resource.group);
+    if (list) list.push(distinct);
+    else this.unpriced.set(resource.group, [distinct]);
+    this.unpricedCount += 1;
+    return distinct;
+  }
+
+  /** Counts one point of `distinct` seen in `window`: where, until it is priced; a finding each time, once priced, when its stored price is off. */
+  private sight(distinct: DistinctPoint, point: StoredPoint, window: Window): void {
+    distinct.count += 1;
+    const unpriced = distinct.unpriced;
+    if (unpriced !== undefined) {
+      const last = unpriced.later?.at(-1) ?? unpriced;
+      if (last.begin === window.begin) last.count += 1;
+      else (unpriced.later ??= []).push({ begin: window.begin, end: window.end, count: 1 });
+    } else if (distinct.mismatch) {
+      const { projectId, service } = distinct.resource;
+      this.totals.addFinding({ projectId, service, begin: window.begin, end: window.end, point, current: distinct.current }, distinct.stored);
+    }
   }
 
   /** Prices the distinct points not priced yet: per rule version and tenant, each side once, and again with `explain` for those whose price changes. */
@@ -224,15 +307,16 @@ export class Simulation {
         sinceTurn = 0;
         await nextTurn();
       }
-      const tenant = list[0].projectId;
+      const tenant = list[0].resource.projectId;
       const window = list[0].unpriced!;
-      const points = list.map((distinct) => ({ service: distinct.service, point: distinct.unpriced!.point }));
+      const points = list.map((distinct) => ({ service: distinct.resource.service, point: distinct.unpriced!.point }));
       const [current, draft] = await this.priceBothSides(window, tenant, points, false);
       const changed: number[] = [];
       list.forEach((distinct, index) => {
+        // Equal prices share one object: the table keeps fewer.
         distinct.stored = Exact.from(points[index].point.price);
-        distinct.current = current[index].price;
-        distinct.draft = draft[index].price;
+        distinct.current = sameOrOwn(distinct.stored, current[index].price);
+        distinct.draft = sameOrOwn(distinct.current, draft[index].price);
         if (!distinct.current.eq(distinct.draft)) changed.push(index);
       });
       if (changed.length > 0) {
@@ -252,7 +336,8 @@ export class Simulation {
         if (distinct.mismatch) {
           const unpriced = distinct.unpriced!;
           for (const { begin, end, count } of [unpriced, ...(unpriced.later ?? [])]) {
-            const finding = { projectId: distinct.projectId, service: distinct.service, begin, end, point: points[index].point, current: distinct.current };
+            const { projectId, service } = distinct.resource;
+            const finding = { projectId, service, begin, end, point: points[index].point, current: distinct.current };
             for (let seen = 0; seen < count; seen += 1) this.totals.addFinding(finding, distinct.stored);
           }
         }
@@ -325,9 +410,13 @@ export class Simulation {
 
   /** Adds every distinct point's counts to the totals and empties the table. */
   private fold(): void {
+    this.folds += 1;
+    this.resources.clear();
+    this.hints = new Map<string, Hint>();
+    this.hintVersion = undefined;
     for (const distinct of this.distinct.values()) {
       if (distinct.count === 0) continue;
-      this.totals.add(distinct.projectId, distinct.service, distinct.count, distinct.stored, distinct.current, distinct.draft);
+      this.totals.add(distinct.resource.projectId, distinct.resource.service, distinct.count, distinct.stored, distinct.current, distinct.draft);
       if (distinct.changedRules.length > 0) this.totals.addChangedRules(distinct.changedRules, distinct.count);
     }
     this.distinct.clear();

@@ -45,3 +45,26 @@ function sourceTextKey(desc: Record<string, unknown>): string {
   }
   return key;
 }
+
+/**
+ * Whether two stored points have the same unit, groupby and metadata (the same resource), and so
+ * are priced alike for the same quantity: members compared by value in any order (no module reads
+ * their order), numbers by their source text, a nested value other than the very same object
+ * counted as different. Allocates nothing: what the simulation compares a point with before it
+ * builds a key.
+ */
+export function sameResource(point: StoredPoint, other: StoredPoint): boolean {
+  return point.unit === other.unit && sameMembers(point.groupby, other.groupby) && sameMembers(point.metadata, other.metadata);
+}
+
+function sameMembers(desc: Record<string, unknown>, other: Record<string, unknown>): boolean {
+  let members = 0;
+  for (const name in desc) {
+    const value = desc[name];
+    const otherValue = other[name];
+    if (value !== otherValue && !(value instanceof JsonNumberText && otherValue instanceof JsonNumberText && value.text === otherValue.text)) return false;
+    members += 1;
+  }
+  for (const _name in other) members -= 1;
+  return members === 0;
+}
