@@ -191,10 +191,12 @@ async function main() {
   );
 
   const results = {};
+  // Idle: the process with its rules loaded, before the first simulation (the peaks are above it).
+  globalThis.gc?.();
+  const rssBefore = process.memoryUsage().rss;
   for (const kind of values.only ? [values.only] : ['repeated', 'distinct']) {
     globalThis.gc?.();
-    const rssBefore = process.memoryUsage().rss;
-    let peak = rssBefore;
+    let peak = process.memoryUsage().rss;
     const simulation = new Simulation(sides.current, sides.draft, {
       effectiveAt: effectiveAt.getTime(),
       // The defaults of `tariff serve` (TARIFF_SIMULATION_DISTINCT_POINTS, TARIFF_SIMULATION_MAX_FINDINGS).

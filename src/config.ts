@@ -241,7 +241,7 @@ export interface SimulationSettings {
   timeoutMs: number;
   /** Simulations at once per process (`TARIFF_SIMULATIONS`, default 1); past it, 503. */
   concurrent: number;
-  /** Distinct points kept priced (`TARIFF_SIMULATION_DISTINCT_POINTS`, default 250,000; about 400 bytes each). */
+  /** Distinct points kept priced (`TARIFF_SIMULATION_DISTINCT_POINTS`, default 250,000; about 250 bytes each). */
   maxDistinctPoints: number;
   /** Reconciliation findings listed (`TARIFF_SIMULATION_MAX_FINDINGS`, default 1,000). */
   maxFindings: number;

@@ -13,6 +13,7 @@
  * dataframes) each tenant's part of a dataframe is priced whole, on each side.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { collectGarbageSoon } from '../../kernel/memory.js';
 import { Exact } from '../common/exact.js';
 import { formatApiDateTime } from '../common/datetime.js';
 import type { PricedPoint } from '../contract/dataframe.js';
@@ -100,6 +101,14 @@ interface Hint {
   points: readonly StoredPoint[];
   distinct: readonly DistinctPoint[];
 }
+
+/**
+ * A fold of at least this many distinct points is followed by a full garbage collection: V8
+ * collects its old generation lazily, and a folded table of 250,000 points left up to 250 MB of
+ * garbage on top of the next one (measured, bench/simulate.js: peak RSS +390 MB above idle on
+ * 1,000,000 distinct points, +260 MB with the collection, which costs some 30 ms a fold).
+ */
+const FOLD_COLLECTION_POINTS = 65_536;
 
 /** Distinct points priced between two turns of the event loop. */
 const POINTS_PER_TURN = 5000;
@@ -408,8 +417,12 @@ export class Simulation {
     };
   }
 
-  /** Adds every distinct point's counts to the totals and empties the table. */
+  /**
+   * Adds every distinct point's counts to the totals and empties the table; a large table's
+   * entries, garbage at once, are collected right away (see {@link FOLD_COLLECTION_POINTS}).
+   */
   private fold(): void {
+    if (this.distinct.size >= FOLD_COLLECTION_POINTS) collectGarbageSoon();
     this.folds += 1;
     this.resources.clear();
     this.hints = new Map<string, Hint>();
