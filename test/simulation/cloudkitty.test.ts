@@ -190,7 +190,10 @@ describe.skipIf(!available)("simulating a draft on CloudKitty 17's stored usage"
       const nextIds = (next.dataframes[0].usage[service] as any[]).map((point) => point.groupby.id);
       const common = ids.filter((id) => nextIds.includes(id));
       expect(common.length, service).toBeGreaterThan(list.length / 2);
-      expect(nextIds.filter((id) => ids.includes(id)), service).toEqual(common);
+      expect(
+        nextIds.filter((id) => ids.includes(id)),
+        service,
+      ).toEqual(common);
     }
     // offset and limit count points; total is the window's, whatever the page; a cut dataframe comes back twice.
     const [first, second] = await Promise.all([read({ begin, end, limit: '100' }), read({ begin, end, limit: '100', offset: '100' })]);
