@@ -115,6 +115,29 @@ describe('rating.md §5 worked cases', () => {
 });
 
 describe('rule selection and matching', () => {
+  it('shares the global selection among tenants without rules of their own; any kind of tenant rule gives its tenant its own', () => {
+    const mappings = [
+      mapping({ fieldName: 'flavor', value: 'm1.tiny', cost: '1', group: 'g' }),
+      mapping({ cost: '0.5', tenantId: 'service mapping' }),
+      mapping({ fieldName: 'flavor', value: 'm1.tiny', cost: '2', group: 'g', tenantId: 'field mapping' }),
+      // A tenant rule that has ended still makes its tenant's selection (another time, another rule set).
+      mapping({ fieldName: 'flavor', value: 'm1.tiny', cost: '3', tenantId: 'ended mapping', end: NOW - 1 }),
+    ];
+    const thresholds = [
+      threshold({ level: '2', cost: '0.1', tenantId: 'service threshold' }),
+      threshold({ fieldName: 'flavor', level: '2', cost: '0.1', tenantId: 'field threshold' }),
+    ];
+    const index = buildRuleIndex(mappings, thresholds);
+    const global = selectRules(index, NOW, null);
+    // More tenants than the 256 remembered: still the one global selection.
+    for (let tenant = 0; tenant < 1000; tenant += 1) expect(selectRules(index, NOW, `project-${tenant}`)).toBe(global);
+    for (const tenant of ['service mapping', 'field mapping', 'ended mapping', 'service threshold', 'field threshold']) {
+      const own = selectRules(index, NOW, tenant);
+      expect(own, tenant).not.toBe(global);
+      expect(selectRules(index, NOW, tenant), tenant).toBe(own);
+    }
+  });
+
   it('applies mappings only inside their validity [start, end)', () => {
     const rules = [
       mapping({ cost: '5', start: NOW + 1, end: null }),
@@ -438,7 +461,8 @@ describe('selection reuse', () => {
     const index = buildRuleIndex([mapping({ cost: '1' }), mapping({ cost: '5', group: 'later', start: NOW + 1000, end: NOW + 2000 })], []);
     const first = selectRules(index, NOW, null);
     expect(selectRules(index, NOW + 999, null)).toBe(first);
-    expect(selectRules(index, NOW, 'X')).not.toBe(first);
+    // X has no rule of its own: it shares the global selection.
+    expect(selectRules(index, NOW, 'X')).toBe(first);
     const later = selectRules(index, NOW + 1000, null);
     expect(later).not.toBe(first);
     expect(rateHashmapPoint(later.get('compute'), Exact.ONE, {}).toString()).toBe('6');

@@ -118,8 +118,8 @@ const NO_RULES: readonly string[] = Object.freeze([]);
 
 /**
  * New distinct points priced together, per rule version and tenant: a few pricing calls, not one
- * per dataframe, and each tenant's rule selection made once per batch (the hashmap remembers 256
- * tenants' selections; a cloud of more tenants makes them again each batch).
+ * per dataframe. The hashmap selects the rules once for all tenants without rules of their own
+ * and remembers 256 tenants with some (a cloud with more selects theirs again each batch).
  */
 const BATCH_POINTS = 32_768;
 

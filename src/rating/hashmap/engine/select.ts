@@ -52,6 +52,29 @@ interface RememberedSelection {
 const remembered = new WeakMap<RuleIndex, Map<string | null, RememberedSelection>>();
 /** How many tenants' selections an index keeps before starting afresh. */
 const REMEMBERED_TENANTS = 256;
+/** The tenants that own rules of an index (a tenant mapping or threshold, deleted or not). */
+const ruleOwners = new WeakMap<RuleIndex, ReadonlySet<string>>();
+
+/** The tenants with rules of their own in `index`, found once per index. */
+function tenantsWithRules(index: RuleIndex): ReadonlySet<string> {
+  let owners = ruleOwners.get(index);
+  if (owners !== undefined) return owners;
+  const found = new Set<string>();
+  const add = (rules: readonly { tenantId: string | null }[]) => {
+    for (const rule of rules) if (rule.tenantId !== null) found.add(rule.tenantId);
+  };
+  for (const service of index.values()) {
+    add(service.mappings);
+    add(service.thresholds);
+    for (const field of service.fields.values()) {
+      add(field.thresholds);
+      for (const rules of field.mappings.values()) add(rules);
+    }
+  }
+  owners = found;
+  ruleOwners.set(index, owners);
+  return owners;
+}
 
 /**
  * The rules that apply at `at` (epoch milliseconds) for `tenantId` (null: global rules only, as
@@ -59,20 +82,24 @@ const REMEMBERED_TENANTS = 256;
  *
  * The result is shared by the calls with the same index and tenant at any time in the same
  * validity interval (the engine keeps its plan of the rules in it, built on the first point
- * priced): callers must not modify it.
+ * priced): callers must not modify it. A tenant without rules of its own gets the global
+ * selection (the one for null, which is the same rules): however many such tenants a cloud has,
+ * the selection is made once, and only tenants with rules of their own count towards the 256
+ * remembered.
  */
 export function selectRules(index: RuleIndex, at: number, tenantId: string | null): SelectedRules {
+  const selectionTenant = tenantId !== null && tenantsWithRules(index).has(tenantId) ? tenantId : null;
   let byTenant = remembered.get(index);
-  const known = byTenant?.get(tenantId);
+  const known = byTenant?.get(selectionTenant);
   if (known !== undefined && known.from <= at && at < known.until) return known.rules;
-  const rules = freshSelection(index, at, tenantId);
+  const rules = freshSelection(index, at, selectionTenant);
   if (byTenant === undefined) {
     byTenant = new Map();
     remembered.set(index, byTenant);
-  } else if (byTenant.size >= REMEMBERED_TENANTS && !byTenant.has(tenantId)) {
+  } else if (byTenant.size >= REMEMBERED_TENANTS && !byTenant.has(selectionTenant)) {
     byTenant.clear();
   }
-  byTenant.set(tenantId, { ...validity(index, at), rules });
+  byTenant.set(selectionTenant, { ...validity(index, at), rules });
   return rules;
 }
 
