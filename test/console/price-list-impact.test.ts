@@ -101,6 +101,7 @@ interface Totals {
 interface ApiResult {
   totals: Totals;
   projects: (Totals & { project_id: string })[];
+  services: (Totals & { service: string })[];
   movers: { projects: (Totals & { project_id: string })[] };
   rules: { module: string; name: string; points: number }[];
   reconciliation: {
@@ -222,6 +223,25 @@ describe.skipIf(!CHROMIUM_AVAILABLE)('the impact of a reviewed draft on the pric
         project.delta,
       ]);
     }
+
+    // Every service's row, in the API's order, with its values.
+    const services = await result
+      .locator('table.impact-services tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-service'), ...[...tr.children].map((cell) => cell.textContent)]));
+    expect(services.map((cells) => cells.slice(0, 9))).toEqual(
+      api.services.map((service) => [
+        service.service,
+        service.service,
+        String(service.points),
+        String(service.changed_points),
+        service.stored,
+        service.current,
+        service.draft,
+        service.delta,
+        expect.stringMatching(service.relative_delta === null ? /^—$/ : /^-?\d+\.\d\d %$/),
+      ]),
+    );
+    expect(services.length).toBeGreaterThan(1);
 
     // The chart: a bar per mover, labelled with its exact delta, lower charges left of zero.
     const bars = result.locator('.impact-chart svg g[data-project]');

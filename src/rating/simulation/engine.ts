@@ -213,6 +213,11 @@ export class Simulation {
     return String(low);
   }
 
+  /**
+   * Counts each point of `dataframe` to its distinct point: the one of the point at the same place
+   * in the last dataframe when the two are alike (no key built), else the table's, else a new one
+   * (priced with the next batch). A full table is priced, counted and emptied first.
+   */
   private async addDistinct(dataframe: StoredDataframe): Promise<void> {
     const version = this.versionOf(dataframe.begin.getTime());
     const folds = this.folds;

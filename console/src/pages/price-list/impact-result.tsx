@@ -1,18 +1,18 @@
 /**
  * A simulation's result (docs/price-list.md §4) as the price-list page shows it: the totals, the
- * movers as a chart, every project's totals, the rules that change prices and the reconciliation
- * of stored prices. Money is the API's exact decimal text, written as it comes.
+ * movers as a chart, every project's and every service's totals, the rules that change prices and
+ * the reconciliation of stored prices. Money is the API's exact decimal text, written as it comes.
  */
 import { useState } from 'preact/hooks';
 import { percentText } from '../../decimal-text.js';
 import { countOf } from '../../format.js';
 import { formatDateTime } from '../../validity.js';
-import type { ProjectImpact, ReconciledProject, ReconciliationFinding, SimulationResult } from '../../api/simulation.js';
+import type { ReconciledProject, ReconciliationFinding, SimulationResult, SimulationTotals } from '../../api/simulation.js';
 import { ImpactChart, projectName } from './impact-chart.js';
 import { periodText } from './impact-period.js';
 
 /** Rows listed before a "list all" button (a cloud of thousands of projects stays responsive). */
-const PROJECTS_LISTED = 100;
+const ROWS_LISTED = 100;
 const FINDINGS_LISTED = 20;
 const WINDOWS_LISTED = 50;
 
@@ -77,16 +77,24 @@ function Totals({ result }: { result: SimulationResult }) {
   );
 }
 
-/** Every project's totals, in the result's order (larger |delta| first). */
-function ProjectTable({ projects }: { projects: ProjectImpact[] }) {
-  const { listed, more } = useFirstListed(projects, PROJECTS_LISTED, 'projects');
+/** A row of an impact table: a project's or a service's totals, and its name as shown. */
+interface ImpactRow extends SimulationTotals {
+  name: string;
+}
+
+/**
+ * Totals by project or by service, in the result's order (larger |delta| first); `kind` names the
+ * first column and the rows' `data-` attribute (`data-project`, `data-service`).
+ */
+function ImpactTable({ rows, kind, caption }: { rows: ImpactRow[]; kind: 'project' | 'service'; caption: string }) {
+  const { listed, more } = useFirstListed(rows, ROWS_LISTED, `${kind}s`);
   return (
     <>
-      <table class="impact-table impact-projects">
-        <caption>Projects, those whose charge moves most first</caption>
+      <table class={`impact-table impact-${kind}s`}>
+        <caption>{caption}</caption>
         <thead>
           <tr>
-            <th scope="col">Project</th>
+            <th scope="col">{kind === 'project' ? 'Project' : 'Service'}</th>
             <th scope="col" class="number">
               Points
             </th>
@@ -111,21 +119,21 @@ function ProjectTable({ projects }: { projects: ProjectImpact[] }) {
           </tr>
         </thead>
         <tbody>
-          {listed.map((project) => (
-            <tr key={project.project_id ?? ''} data-project={projectName(project.project_id)}>
+          {listed.map((row) => (
+            <tr key={row.name} {...{ [`data-${kind}`]: row.name }}>
               <th scope="row" class="impact-name">
-                {projectName(project.project_id)}
+                {row.name}
               </th>
-              <td class="number">{project.points.toLocaleString('en')}</td>
-              <td class="number">{project.changed_points.toLocaleString('en')}</td>
-              <td class="number">{project.stored}</td>
-              <td class="number">{project.current}</td>
-              <td class="number">{project.draft}</td>
+              <td class="number">{row.points.toLocaleString('en')}</td>
+              <td class="number">{row.changed_points.toLocaleString('en')}</td>
+              <td class="number">{row.stored}</td>
+              <td class="number">{row.current}</td>
+              <td class="number">{row.draft}</td>
               <td class="number" data-delta>
-                {project.delta}
+                {row.delta}
               </td>
               <td class="number">
-                <Relative ratio={project.relative_delta} />
+                <Relative ratio={row.relative_delta} />
               </td>
             </tr>
           ))}
@@ -338,7 +346,22 @@ export function ImpactResult({ result, source }: { result: SimulationResult; sou
           No project’s charge moves: the draft gives these points their current prices.
         </p>
       )}
-      {result.projects.length === 0 ? <p class="hint">No point of the usage falls in this period.</p> : <ProjectTable projects={result.projects} />}
+      {result.projects.length === 0 ? (
+        <p class="hint">No point of the usage falls in this period.</p>
+      ) : (
+        <>
+          <ImpactTable
+            kind="project"
+            caption="Projects, those whose charge moves most first"
+            rows={result.projects.map((project) => ({ ...project, name: projectName(project.project_id) }))}
+          />
+          <ImpactTable
+            kind="service"
+            caption="Services, those whose charge moves most first"
+            rows={result.services.map((service) => ({ ...service, name: service.service }))}
+          />
+        </>
+      )}
       <Rules result={result} />
       <Reconciliation result={result} />
     </div>
