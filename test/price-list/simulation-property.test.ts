@@ -1,6 +1,7 @@
 /**
  * docs/price-list.md §4, generated: whatever the usage (repeated and distinct points, numbers
- * written `2`, `2.0` or `"2"`, points without a project, services without rules) and whatever the
+ * written `2`, `2.0` or `"2"`, points without a project, services without rules, a dataframe an
+ * hour or an hour and metric type) and whatever the
  * draft and its effective time, the simulation's totals per project and service are the sums of
  * what the v2 quote prices each point at, one point at a time: with the live rules ("current"),
  * and on a second server where the draft was really applied at the effective time ("draft").
@@ -73,9 +74,9 @@ const steady = fc.array(point, { minLength: 2, maxLength: 8 }).chain((pool) =>
 );
 const usage = fc.oneof(scattered, steady);
 
-/** The usage as dataframes, one an hour from tomorrow. */
-function dataframes(hours: { service: string; project?: string; flavor: unknown; qty: string | number; price: string }[][]): UsageDataframe[] {
-  return hours.map((points, hour) => {
+/** The usage as dataframes, one an hour from tomorrow, or (`split`) one an hour and metric type. */
+function dataframes(hours: { service: string; project?: string; flavor: unknown; qty: string | number; price: string }[][], split = false): UsageDataframe[] {
+  return hours.flatMap((points, hour) => {
     const begin = BEGIN + hour * HOUR;
     const byService: Record<string, UsagePoint[]> = {};
     for (const { service, project, flavor, qty, price } of points) {
@@ -86,7 +87,8 @@ function dataframes(hours: { service: string; project?: string; flavor: unknown;
         metadata: service === 'instance' ? { flavor_name: flavor } : {},
       });
     }
-    return { period: { begin: iso(begin), end: iso(begin + HOUR) }, usage: byService };
+    const period = { begin: iso(begin), end: iso(begin + HOUR) };
+    return split ? Object.entries(byService).map(([service, list]) => ({ period, usage: { [service]: list } })) : [{ period, usage: byService }];
   });
 }
 
@@ -120,8 +122,8 @@ describe('a simulation equals pricing each point alone (generated usage and draf
 
   it('gives the quote’s sums on both sides, per project and service', { timeout: 240_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(usage, costs, costs, costs, fc.nat({ max: 8 }), async (hours, large, volume, tenantLarge, effectiveHour) => {
-        const frames = dataframes(hours);
+      fc.asyncProperty(usage, fc.boolean(), costs, costs, costs, fc.nat({ max: 8 }), async (hours, split, large, volume, tenantLarge, effectiveHour) => {
+        const frames = dataframes(hours, split);
         const draft = rules(large, volume, tenantLarge);
         const effectiveAt = iso(BEGIN + effectiveHour * HOUR);
         const response = await simulate(live, draft, usageFile(frames), { begin: iso(BEGIN), end: iso(BEGIN + 8 * HOUR), effective_at: effectiveAt });

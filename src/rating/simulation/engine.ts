@@ -92,10 +92,11 @@ interface Resource {
 }
 
 /**
- * The points of a dataframe and their distinct points, for the next dataframe of the same rule
- * version: CloudKitty lists a window's points in the same order each window (and so do usage
- * files made from it), so the point at the same place is most often the same resource with the
- * same quantity, found by comparing the two points, without building a key.
+ * A service's points in a dataframe and their distinct points, for the service's next dataframe
+ * of the same rule version: CloudKitty lists a window's points in the same order each window (and
+ * so do usage files made from it, a dataframe a window or a metric type), so the point at the same
+ * place is most often the same resource with the same quantity, found by comparing the two
+ * points, without building a key.
  */
 interface Hint {
   points: readonly StoredPoint[];
@@ -164,7 +165,7 @@ export class Simulation {
   private readonly resources = new Map<string, Resource>();
   /** Tables folded so far: a fold leaves every hint out of the table. */
   private folds = 0;
-  /** The last dataframe's points and distinct points by service, and its rule version. */
+  /** By service, the points and distinct points of its last dataframe of rule version `hintVersion`. */
   private hints = new Map<string, Hint>();
   private hintVersion: string | undefined;
   /** Distinct points not priced yet, by `rule version \0 tenant`. */
@@ -220,11 +221,13 @@ export class Simulation {
    */
   private async addDistinct(dataframe: StoredDataframe): Promise<void> {
     const version = this.versionOf(dataframe.begin.getTime());
-    const folds = this.folds;
-    const hints = version === this.hintVersion ? this.hints : undefined;
-    const nextHints = new Map<string, Hint>();
+    if (version !== this.hintVersion) {
+      this.hints = new Map<string, Hint>();
+      this.hintVersion = version;
+    }
     for (const [service, points] of dataframe.usage) {
-      const hint = hints?.get(service);
+      const folds = this.folds;
+      const hint = this.hints.get(service);
       const hinted = hint === undefined ? 0 : Math.min(hint.points.length, points.length);
       const found = new Array<DistinctPoint>(points.length);
       for (let index = 0; index < points.length; index += 1) {
@@ -254,12 +257,10 @@ export class Simulation {
         found[index] = distinct;
         this.sight(distinct, point, dataframe);
       }
-      nextHints.set(service, { points, distinct: found });
+      // A fold among these points left some of `found` out of the table: no hint from them.
+      if (this.folds === folds) this.hints.set(service, { points, distinct: found });
       this.points += points.length;
     }
-    // A fold mid-dataframe left some of `nextHints` out of the table: no hints then.
-    this.hints = this.folds === folds ? nextHints : new Map<string, Hint>();
-    this.hintVersion = this.folds === folds ? version : undefined;
     if (this.unpricedCount >= BATCH_POINTS) await this.priceUnpriced();
   }
 
@@ -431,7 +432,6 @@ export class Simulation {
     this.folds += 1;
     this.resources.clear();
     this.hints = new Map<string, Hint>();
-    this.hintVersion = undefined;
     for (const distinct of this.distinct.values()) {
       if (distinct.count === 0) continue;
       this.totals.add(distinct.resource.projectId, distinct.resource.service, distinct.count, distinct.stored, distinct.current, distinct.draft);
