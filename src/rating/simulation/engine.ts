@@ -216,8 +216,8 @@ export class Simulation {
 
   /**
    * Counts each point of `dataframe` to its distinct point: the one of the point at the same place
-   * in the last dataframe when the two are alike (no key built), else the table's, else a new one
-   * (priced with the next batch). A full table is priced, counted and emptied first.
+   * in its service's last dataframe when the two are alike (no key built), else the table's, else
+   * a new one (priced with the next batch). A full table is priced, counted and emptied first.
    */
   private async addDistinct(dataframe: StoredDataframe): Promise<void> {
     const version = this.versionOf(dataframe.begin.getTime());
@@ -234,7 +234,7 @@ export class Simulation {
         const point = points[index];
         let distinct: DistinctPoint | undefined;
         let resource: Resource | undefined;
-        // The point at the same place in the last dataframe: the same distinct point, or another of the same resource.
+        // The point at the same place in the service's last dataframe: the same distinct point, or another of the same resource.
         if (index < hinted && this.folds === folds && sameResource(point, hint!.points[index])) {
           const hintPoint = hint!.points[index];
           if (point.qty === hintPoint.qty && point.price === hintPoint.price) distinct = hint!.distinct[index];
