@@ -32,6 +32,25 @@ function useFirstListed<T>(items: readonly T[], limit: number, noun: string) {
   return { listed, more };
 }
 
+/**
+ * A table's header row: `names` (text columns), then `numbers` (right-aligned number columns),
+ * then `after` (text columns again).
+ */
+function HeaderRow({ names, numbers, after = [] }: { names: readonly string[]; numbers: readonly string[]; after?: readonly string[] }) {
+  const head = (label: string, number = false) => (
+    <th key={label} scope="col" class={number ? 'number' : undefined}>
+      {label}
+    </th>
+  );
+  return (
+    <tr>
+      {names.map((label) => head(label))}
+      {numbers.map((label) => head(label, true))}
+      {after.map((label) => head(label))}
+    </tr>
+  );
+}
+
 /** A relative delta as a percentage, its exact ratio in the title; `—` when current is 0. */
 function Relative({ ratio }: { ratio: string | null }) {
   if (ratio === null) return <span title="The current charge is 0: no ratio">—</span>;
@@ -93,30 +112,10 @@ function ImpactTable({ rows, kind, caption }: { rows: ImpactRow[]; kind: 'projec
       <table class={`impact-table impact-${kind}s`}>
         <caption>{caption}</caption>
         <thead>
-          <tr>
-            <th scope="col">{kind === 'project' ? 'Project' : 'Service'}</th>
-            <th scope="col" class="number">
-              Points
-            </th>
-            <th scope="col" class="number">
-              Changed points
-            </th>
-            <th scope="col" class="number">
-              Stored
-            </th>
-            <th scope="col" class="number">
-              Current rules
-            </th>
-            <th scope="col" class="number">
-              Draft
-            </th>
-            <th scope="col" class="number">
-              Delta
-            </th>
-            <th scope="col" class="number">
-              Relative delta
-            </th>
-          </tr>
+          <HeaderRow
+            names={[kind === 'project' ? 'Project' : 'Service']}
+            numbers={['Points', 'Changed points', 'Stored', 'Current rules', 'Draft', 'Delta', 'Relative delta']}
+          />
         </thead>
         <tbody>
           {listed.map((row) => (
@@ -151,13 +150,7 @@ function Rules({ result }: { result: SimulationResult }) {
     <table class="impact-table impact-rules">
       <caption>The rules that change prices, with the points whose price each changes</caption>
       <thead>
-        <tr>
-          <th scope="col">Module</th>
-          <th scope="col">Rule</th>
-          <th scope="col" class="number">
-            Points
-          </th>
-        </tr>
+        <HeaderRow names={['Module', 'Rule']} numbers={['Points']} />
       </thead>
       <tbody>
         {result.rules.map((rule) => (
@@ -209,21 +202,7 @@ function Findings({ findings, omitted }: { findings: ReconciliationFinding[]; om
           {omitted > 0 ? ` (the server left out ${omitted.toLocaleString('en')} more)` : ''}
         </caption>
         <thead>
-          <tr>
-            <th scope="col">Project</th>
-            <th scope="col">Service</th>
-            <th scope="col">Period</th>
-            <th scope="col" class="number">
-              Quantity
-            </th>
-            <th scope="col" class="number">
-              Stored
-            </th>
-            <th scope="col" class="number">
-              Current rules
-            </th>
-            <th scope="col">Metadata</th>
-          </tr>
+          <HeaderRow names={['Project', 'Service', 'Period']} numbers={['Quantity', 'Stored', 'Current rules']} after={['Metadata']} />
         </thead>
         <tbody>
           {listed.map((finding, index) => (
@@ -284,22 +263,7 @@ function Reconciliation({ result }: { result: SimulationResult }) {
                 : ''}
             </caption>
             <thead>
-              <tr>
-                <th scope="col">Project</th>
-                <th scope="col" class="number">
-                  Points
-                </th>
-                <th scope="col" class="number">
-                  Stored
-                </th>
-                <th scope="col" class="number">
-                  Current rules
-                </th>
-                <th scope="col" class="number">
-                  Difference
-                </th>
-                <th scope="col">Periods</th>
-              </tr>
+              <HeaderRow names={['Project']} numbers={['Points', 'Stored', 'Current rules', 'Difference']} after={['Periods']} />
             </thead>
             <tbody>
               {reconciliation.projects.map((project) => (
